@@ -1,0 +1,303 @@
+//! Our generated CRDs must accept everything upstream's accept: same names, scope and short
+//! names, and every upstream property at the same path with the same JSON type.
+
+use api::crds::crds;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps,
+};
+
+fn upstream(file: &str) -> CustomResourceDefinition {
+    let path = format!("{}/tests/upstream_crds/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn schema_of(crd: &CustomResourceDefinition) -> &JSONSchemaProps {
+    crd.spec.versions[0]
+        .schema
+        .as_ref()
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .expect("schema")
+}
+
+/// Collects "path: problem" for every upstream property our schema lacks or types differently.
+fn compare(
+    path: &str,
+    theirs: &JSONSchemaProps,
+    ours: &JSONSchemaProps,
+    problems: &mut Vec<String>,
+) {
+    let int_or_string = |s: &JSONSchemaProps| s.x_kubernetes_int_or_string == Some(true);
+    if int_or_string(theirs) != int_or_string(ours) {
+        problems.push(format!("{path}: int-or-string differs"));
+        return;
+    }
+    if theirs.type_ != ours.type_ {
+        problems.push(format!(
+            "{path}: type {:?} upstream, {:?} ours",
+            theirs.type_, ours.type_
+        ));
+        return;
+    }
+    if theirs.x_kubernetes_preserve_unknown_fields != ours.x_kubernetes_preserve_unknown_fields {
+        problems.push(format!("{path}: preserve-unknown-fields differs"));
+    }
+    if let Some(props) = &theirs.properties {
+        let empty = Default::default();
+        let our_props = ours.properties.as_ref().unwrap_or(&empty);
+        for (name, their_prop) in props {
+            let field = format!("{path}.{name}");
+            match our_props.get(name) {
+                Some(our_prop) => compare(&field, their_prop, our_prop, problems),
+                None if accepted_difference(&field) => {}
+                None => problems.push(format!("{field}: missing")),
+            }
+        }
+    }
+    if let (Some(theirs), Some(ours)) = (&theirs.items, &ours.items) {
+        use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray::Schema;
+        if let (Schema(t), Schema(o)) = (theirs, ours) {
+            compare(&format!("{path}[]"), t, o, problems);
+        }
+    } else if theirs.items.is_some() {
+        problems.push(format!("{path}: items missing"));
+    }
+    if let (Some(theirs), Some(ours)) = (&theirs.additional_properties, &ours.additional_properties)
+    {
+        use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool::Schema;
+        if let (Schema(t), Schema(o)) = (theirs, ours) {
+            compare(&format!("{path}{{}}"), t, o, problems);
+        }
+    } else if theirs.additional_properties.is_some() {
+        problems.push(format!("{path}: additionalProperties missing"));
+    }
+}
+
+/// Differences we accept on purpose, each with its reason.
+fn accepted_difference(field: &str) -> bool {
+    // The API server supplies apiVersion, kind and metadata for every object; kube-derive
+    // leaves them out of the generated schema, as controller-gen's do not.
+    let top_level = ["apiVersion", "kind", "metadata"]
+        .iter()
+        .any(|f| field.ends_with(&format!(".com.{f}")));
+    // Kubernetes 1.29 split PVC `resources` into VolumeResourceRequirements, which has no
+    // `claims`: the API server drops it from PVC specs whatever the CRD says.
+    let pvc_claims = field.ends_with("volumeClaimTemplate.spec.resources.claims");
+    top_level || pvc_claims
+}
+
+#[test]
+fn every_upstream_field_exists_with_the_same_type() {
+    let ours = crds(None);
+    let mut problems = Vec::new();
+    let dir = format!("{}/tests/upstream_crds", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("upstream CRDs")
+        .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 8, "the eight upstream CRDs");
+    for file in files {
+        let theirs = upstream(&file);
+        let name = theirs.metadata.name.clone().expect("name");
+        let Some(mine) = ours
+            .iter()
+            .find(|c| c.metadata.name.as_deref() == Some(name.as_str()))
+        else {
+            problems.push(format!("{name}: no such CRD of ours"));
+            continue;
+        };
+        let (t, m) = (&theirs.spec, &mine.spec);
+        assert_eq!(t.group, m.group, "{name} group");
+        assert_eq!(t.scope, m.scope, "{name} scope");
+        assert_eq!(t.names.kind, m.names.kind, "{name} kind");
+        assert_eq!(t.names.plural, m.names.plural, "{name} plural");
+        assert_eq!(t.names.singular, m.names.singular, "{name} singular");
+        assert_eq!(
+            t.names.short_names.clone().unwrap_or_default(),
+            m.names.short_names.clone().unwrap_or_default(),
+            "{name} short names"
+        );
+        assert_eq!(t.names.categories, m.names.categories, "{name} categories");
+        assert_eq!(t.versions.len(), 1);
+        assert_eq!(t.versions[0].name, m.versions[0].name, "{name} version");
+        assert!(
+            m.versions[0].served && m.versions[0].storage,
+            "{name} served and stored"
+        );
+        compare(&name, schema_of(&theirs), schema_of(mine), &mut problems);
+    }
+    assert!(
+        problems.is_empty(),
+        "{} differences:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn grafana_kinds_have_a_status_subresource_and_coreos_kinds_do_not() {
+    for crd in crds(None) {
+        let has_status = crd.spec.versions[0]
+            .subresources
+            .as_ref()
+            .is_some_and(|s| s.status.is_some());
+        assert_eq!(
+            has_status,
+            crd.spec.group == api::GRAFANA_GROUP,
+            "{:?}",
+            crd.metadata.name
+        );
+    }
+}
+
+/// The rules a real API server enforces on CRD schemas ("structural schemas"): every node has a
+/// type (unless it is int-or-string or preserves unknown fields), and `properties` never stands
+/// beside `additionalProperties`.
+fn structural_problems(path: &str, s: &JSONSchemaProps, problems: &mut Vec<String>) {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+        JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    };
+    let exempt = s.x_kubernetes_int_or_string == Some(true)
+        || s.x_kubernetes_preserve_unknown_fields == Some(true);
+    if s.type_.is_none() && !exempt {
+        problems.push(format!("{path}: no type"));
+    }
+    if s.properties.is_some() && s.additional_properties.is_some() {
+        problems.push(format!("{path}: properties beside additionalProperties"));
+    }
+    for (field, value) in [
+        ("anyOf", &s.any_of),
+        ("oneOf", &s.one_of),
+        ("allOf", &s.all_of),
+    ] {
+        if let Some(branches) = value {
+            for b in branches {
+                if b.type_.is_some() || b.properties.is_some() || b.default.is_some() {
+                    problems.push(format!(
+                        "{path}.{field}: a branch declares a type, properties or a default"
+                    ));
+                }
+            }
+        }
+    }
+    for (name, p) in s.properties.iter().flatten() {
+        structural_problems(&format!("{path}.{name}"), p, problems);
+    }
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &s.items {
+        structural_problems(&format!("{path}[]"), items, problems);
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(additional)) = &s.additional_properties {
+        structural_problems(&format!("{path}{{}}"), additional, problems);
+    }
+}
+
+#[test]
+fn generated_schemas_are_structural() {
+    let mut problems = Vec::new();
+    for crd in crds(None) {
+        structural_problems(
+            crd.metadata.name.as_deref().unwrap_or_default(),
+            schema_of(&crd),
+            &mut problems,
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn declared_defaults_match_upstream() {
+    let all = crds(None);
+    let crd = |name: &str| {
+        all.iter()
+            .find(|c| c.metadata.name.as_deref() == Some(name))
+            .expect(name)
+    };
+    let spec =
+        |name: &str| schema_of(crd(name)).properties.as_ref().expect("props")["spec"].clone();
+    let probe = spec("probes.monitoring.coreos.com");
+    let prober = &probe.properties.as_ref().expect("probe props")["prober"];
+    let path = &prober.properties.as_ref().expect("prober props")["path"];
+    assert_eq!(
+        path.default.as_ref().map(|d| d.0.clone()),
+        Some(serde_json::json!("/probe"))
+    );
+    let agent = spec("grafanaagents.monitoring.grafana.com");
+    for flag in [
+        "enableConfigReadAPI",
+        "disableReporting",
+        "disableSupportBundle",
+    ] {
+        let d = agent.properties.as_ref().expect("agent props")[flag]
+            .default
+            .clone();
+        assert_eq!(d.map(|d| d.0), Some(serde_json::json!(false)), "{flag}");
+    }
+    let pod_logs = spec("podlogs.monitoring.grafana.com");
+    let relabel = match &pod_logs.properties.as_ref().expect("props")["relabelings"].items {
+        Some(k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray::Schema(s)) => s.clone(),
+        _ => panic!("relabelings items"),
+    };
+    let action = &relabel.properties.as_ref().expect("relabel props")["action"];
+    assert_eq!(
+        action.default.as_ref().map(|d| d.0.clone()),
+        Some(serde_json::json!("replace"))
+    );
+}
+
+/// Collects "path: value" for every `default` declared in `s`.
+fn defaults(path: &str, s: &JSONSchemaProps, out: &mut Vec<String>) {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+        JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    };
+    if let Some(d) = &s.default {
+        out.push(format!("{path}: {}", d.0));
+    }
+    for (name, p) in s.properties.iter().flatten() {
+        defaults(&format!("{path}.{name}"), p, out);
+    }
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = &s.items {
+        defaults(&format!("{path}[]"), items, out);
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(additional)) = &s.additional_properties {
+        defaults(&format!("{path}{{}}"), additional, out);
+    }
+}
+
+/// The API server applies a CRD's defaults before anyone reads the object, so a default
+/// upstream declares and we do not would change what the operator sees (and `render` applies
+/// ours offline). Every upstream default must be ours too, at the same path, with the same value.
+#[test]
+fn every_upstream_default_is_declared_by_ours() {
+    let ours = crds(None);
+    let dir = format!("{}/tests/upstream_crds", env!("CARGO_MANIFEST_DIR"));
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("upstream CRDs") {
+        let file = entry
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8");
+        let theirs = upstream(&file);
+        let name = theirs.metadata.name.clone().expect("name");
+        let mine = ours
+            .iter()
+            .find(|c| c.metadata.name.as_deref() == Some(name.as_str()))
+            .expect("a CRD of ours for each upstream CRD");
+        let (mut t, mut m) = (Vec::new(), Vec::new());
+        defaults(&name, schema_of(&theirs), &mut t);
+        defaults(&name, schema_of(mine), &mut m);
+        checked += t.len();
+        missing.extend(t.into_iter().filter(|d| !m.contains(d)));
+    }
+    assert!(
+        checked >= 16,
+        "upstream declares at least 16 defaults, found {checked}"
+    );
+    assert!(
+        missing.is_empty(),
+        "not declared by ours:\n{}",
+        missing.join("\n")
+    );
+}
