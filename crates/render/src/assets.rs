@@ -1,0 +1,306 @@
+//! Secret and ConfigMap values referenced by a hierarchy ("assets"), keyed as upstream keys
+//! them, so that file paths inside the agent's pod match upstream's.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use api::selectors::{ConfigMapKeySelector, SecretKeySelector, SecretOrConfigMap};
+
+use crate::snapshot::Snapshot;
+
+/// Where the assets Secret is mounted in every agent pod.
+pub const ASSETS_MOUNT_PATH: &str = "/var/lib/grafana-agent/secrets";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AssetSource {
+    Secret,
+    ConfigMap,
+}
+
+/// One key of one Secret or ConfigMap.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AssetKey {
+    pub source: AssetSource,
+    pub namespace: String,
+    pub name: String,
+    pub key: String,
+}
+
+impl AssetKey {
+    pub fn secret(namespace: &str, sel: &SecretKeySelector) -> Self {
+        AssetKey {
+            source: AssetSource::Secret,
+            namespace: namespace.to_owned(),
+            name: sel.name.clone(),
+            key: sel.key.clone(),
+        }
+    }
+
+    pub fn config_map(namespace: &str, sel: &ConfigMapKeySelector) -> Self {
+        AssetKey {
+            source: AssetSource::ConfigMap,
+            namespace: namespace.to_owned(),
+            name: sel.name.clone(),
+            key: sel.key.clone(),
+        }
+    }
+
+    /// The Secret branch when set, else the ConfigMap branch, else nothing (upstream's rule).
+    pub fn secret_or_config_map(namespace: &str, sel: &SecretOrConfigMap) -> Option<Self> {
+        match (&sel.secret, &sel.config_map) {
+            (Some(s), _) => Some(AssetKey::secret(namespace, s)),
+            (None, Some(c)) => Some(AssetKey::config_map(namespace, c)),
+            (None, None) => None,
+        }
+    }
+
+    /// Upstream's store key: `/secrets/<ns>/<name>/<key>` or `/configMaps/<ns>/<name>/<key>`.
+    pub fn store_key(&self) -> String {
+        let prefix = match self.source {
+            AssetSource::Secret => "secrets",
+            AssetSource::ConfigMap => "configMaps",
+        };
+        format!("/{prefix}/{}/{}/{}", self.namespace, self.name, self.key)
+    }
+
+    /// The store key with every character outside `[a-zA-Z0-9_]` replaced by `_`: the data
+    /// key in the assets Secret and the file name under [`ASSETS_MOUNT_PATH`].
+    pub fn sanitized(&self) -> String {
+        sanitize_label(&self.store_key())
+    }
+
+    /// Where the value is readable inside an agent pod.
+    pub fn file_path(&self) -> String {
+        format!("{ASSETS_MOUNT_PATH}/{}", self.sanitized())
+    }
+
+    /// A selector with an empty name or key refers to nothing (upstream skips it).
+    fn is_complete(&self) -> bool {
+        !self.name.is_empty() && !self.key.is_empty()
+    }
+}
+
+impl fmt::Display for AssetKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.source {
+            AssetSource::Secret => "Secret",
+            AssetSource::ConfigMap => "ConfigMap",
+        };
+        write!(
+            f,
+            "key {:?} of {kind} {}/{}",
+            self.key, self.namespace, self.name
+        )
+    }
+}
+
+/// Replaces every character outside `[a-zA-Z0-9_]` with `_` (upstream's label sanitizing).
+pub fn sanitize_label(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Why a referenced value is not available.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AssetError {
+    #[error("{0}: the object does not exist")]
+    ObjectMissing(AssetKey),
+    #[error("{0}: no such key in the object")]
+    KeyMissing(AssetKey),
+    #[error("{0}: the value is not UTF-8 text")]
+    NotText(AssetKey),
+    #[error("{key}: its file name {sanitized:?} is already used by {other}")]
+    Collision {
+        key: Box<AssetKey>,
+        sanitized: String,
+        other: Box<AssetKey>,
+    },
+    #[error("a selector with an empty name or key")]
+    Incomplete,
+}
+
+/// What a reference resolved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Resolution {
+    Value(Vec<u8>),
+    Failed(AssetError),
+}
+
+/// The resolved values of every reference in one hierarchy.
+#[derive(Debug, Clone, Default)]
+pub struct Assets {
+    resolved: BTreeMap<AssetKey, Resolution>,
+    /// Sanitized key to the asset that owns it, to detect upstream's key collisions (Q16).
+    owners: BTreeMap<String, AssetKey>,
+}
+
+impl Assets {
+    /// Looks `key` up in the snapshot and remembers the outcome. Returns the error, if any,
+    /// so the caller can report it against the referencing object.
+    pub fn resolve(&mut self, snapshot: &Snapshot, key: &AssetKey) -> Result<(), AssetError> {
+        if !key.is_complete() {
+            return Ok(());
+        }
+        if let Some(existing) = self.resolved.get(key) {
+            return match existing {
+                Resolution::Value(_) => Ok(()),
+                Resolution::Failed(e) => Err(e.clone()),
+            };
+        }
+        let sanitized = key.sanitized();
+        if let Some(other) = self.owners.get(&sanitized)
+            && other != key
+        {
+            let err = AssetError::Collision {
+                key: Box::new(key.clone()),
+                sanitized,
+                other: Box::new(other.clone()),
+            };
+            self.resolved
+                .insert(key.clone(), Resolution::Failed(err.clone()));
+            return Err(err);
+        }
+        let objects = match key.source {
+            AssetSource::Secret => &snapshot.secrets,
+            AssetSource::ConfigMap => &snapshot.config_maps,
+        };
+        let resolution = match objects.get(&(key.namespace.clone(), key.name.clone())) {
+            None => Resolution::Failed(AssetError::ObjectMissing(key.clone())),
+            Some(data) => match data.get(&key.key) {
+                None => Resolution::Failed(AssetError::KeyMissing(key.clone())),
+                Some(value) => {
+                    self.owners.insert(sanitized, key.clone());
+                    Resolution::Value(value.clone())
+                }
+            },
+        };
+        let result = match &resolution {
+            // A missing object is not an error by itself: a file reference to it renders, and
+            // the file simply does not exist in the pod (upstream behaviour).
+            Resolution::Failed(AssetError::ObjectMissing(_)) | Resolution::Value(_) => Ok(()),
+            Resolution::Failed(e) => Err(e.clone()),
+        };
+        self.resolved.insert(key.clone(), resolution);
+        result
+    }
+
+    /// The value of `key` as text, for fields that are inlined into the config.
+    pub fn value(&self, key: &AssetKey) -> Result<String, AssetError> {
+        match self.resolved.get(key) {
+            Some(Resolution::Value(bytes)) => {
+                String::from_utf8(bytes.clone()).map_err(|_| AssetError::NotText(key.clone()))
+            }
+            Some(Resolution::Failed(e)) => Err(e.clone()),
+            None if !key.is_complete() => Err(AssetError::Incomplete),
+            None => Err(AssetError::ObjectMissing(key.clone())),
+        }
+    }
+
+    /// The in-pod file path of `key`, for fields that take a file. Succeeds when the object
+    /// is missing (as upstream), fails when the object exists without the key.
+    pub fn path(&self, key: &AssetKey) -> Result<String, AssetError> {
+        match self.resolved.get(key) {
+            Some(Resolution::Failed(
+                e @ (AssetError::KeyMissing(_) | AssetError::Collision { .. }),
+            )) => Err(e.clone()),
+            _ if !key.is_complete() => Err(AssetError::Incomplete),
+            _ => Ok(key.file_path()),
+        }
+    }
+
+    /// Every resolved value, by sanitized key: the data of the `<agent>-secrets` Secret.
+    pub fn secret_data(&self) -> BTreeMap<String, Vec<u8>> {
+        self.resolved
+            .iter()
+            .filter_map(|(k, r)| match r {
+                Resolution::Value(v) => Some((k.sanitized(), v.clone())),
+                Resolution::Failed(_) => None,
+            })
+            .collect()
+    }
+
+    /// Every key that was looked up, resolved or not (what the controller must watch).
+    pub fn keys(&self) -> impl Iterator<Item = &AssetKey> {
+        self.resolved.keys()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot() -> Snapshot {
+        let mut s = Snapshot::default();
+        let data = BTreeMap::from([("pw".to_string(), b"hunter2".to_vec())]);
+        s.secrets
+            .insert(("default".into(), "example-secret".into()), data.clone());
+        s.secrets.insert(("a-b".into(), "c".into()), data.clone());
+        s.secrets.insert(("a_b".into(), "c".into()), data);
+        s
+    }
+
+    fn key(ns: &str, name: &str, k: &str) -> AssetKey {
+        AssetKey::secret(
+            ns,
+            &SecretKeySelector {
+                key: k.into(),
+                name: name.into(),
+                optional: None,
+            },
+        )
+    }
+
+    #[test]
+    fn keys_sanitize_as_upstream() {
+        let k = key("default", "example-secret", "key");
+        assert_eq!(k.store_key(), "/secrets/default/example-secret/key");
+        assert_eq!(k.sanitized(), "_secrets_default_example_secret_key");
+        assert_eq!(
+            k.file_path(),
+            "/var/lib/grafana-agent/secrets/_secrets_default_example_secret_key"
+        );
+    }
+
+    #[test]
+    fn missing_object_still_gives_a_path_but_no_value() {
+        let mut a = Assets::default();
+        let k = key("default", "absent", "pw");
+        assert_eq!(a.resolve(&snapshot(), &k), Ok(()));
+        assert!(a.path(&k).is_ok());
+        assert_eq!(a.value(&k), Err(AssetError::ObjectMissing(k)));
+    }
+
+    #[test]
+    fn missing_key_fails_value_and_path() {
+        let mut a = Assets::default();
+        let k = key("default", "example-secret", "nope");
+        assert_eq!(
+            a.resolve(&snapshot(), &k),
+            Err(AssetError::KeyMissing(k.clone()))
+        );
+        assert!(a.path(&k).is_err());
+        assert!(a.value(&k).is_err());
+    }
+
+    #[test]
+    fn colliding_sanitized_keys_are_detected_not_overwritten() {
+        let mut a = Assets::default();
+        let s = snapshot();
+        let first = key("a-b", "c", "pw");
+        let second = key("a_b", "c", "pw");
+        assert_eq!(a.resolve(&s, &first), Ok(()));
+        assert!(matches!(
+            a.resolve(&s, &second),
+            Err(AssetError::Collision { .. })
+        ));
+        assert_eq!(a.value(&first).as_deref(), Ok("hunter2"));
+        assert_eq!(a.secret_data().len(), 1);
+    }
+}

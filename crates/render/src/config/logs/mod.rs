@@ -1,0 +1,319 @@
+//! The logs section of agent.yml: Secret `<agent>-logs-config` (spec 4.11-4.14).
+//!
+//! * [`clients`]: Loki clients (4.12);
+//! * [`pod_logs`]: PodLogs → promtail scrape configs (4.13);
+//! * [`stages`]: pipeline stages (4.14).
+//!
+//! One bad object never fails the rest: a PodLogs that cannot be rendered is left out, a
+//! client that cannot be rendered is dropped from its instance, an unusable
+//! `additionalScrapeConfigs` is ignored; each is reported.
+
+pub mod clients;
+pub mod pod_logs;
+pub mod stages;
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::common::{FieldError, Secrets, non_empty};
+use crate::config::metrics::additional;
+use crate::config::metrics::validate::{go_duration, is_label_name};
+use crate::config::{AgentConfig, DATA_DIRECTORY, Rendered, ServerConfig};
+use crate::discover::{Hierarchy, LogsInstanceNode};
+use crate::object_ref::{Kind, ObjectRef};
+use crate::rejection::Rejection;
+
+pub use clients::ClientConfig;
+pub use pod_logs::{PodLogsContext, PodLogsScrapeConfig};
+
+/// `logs:` of agent.yml.
+#[derive(Serialize, Clone, Debug, Default, PartialEq)]
+pub struct LogsSection {
+    pub positions_directory: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub configs: Vec<LogsInstanceConfig>,
+}
+
+/// One `logs.configs` entry: one LogsInstance.
+#[derive(Serialize, Clone, Debug, Default, PartialEq)]
+pub struct LogsInstanceConfig {
+    /// `<namespace>/<name>` of the LogsInstance; integrations refer to it by this name.
+    pub name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientConfig>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scrape_configs: Vec<ScrapeConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_config: Option<TargetConfig>,
+}
+
+/// A promtail scrape config: generated from a PodLogs, or copied verbatim from
+/// `additionalScrapeConfigs`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum ScrapeConfig {
+    PodLogs(Box<PodLogsScrapeConfig>),
+    Verbatim(Value),
+}
+
+impl ScrapeConfig {
+    pub fn job_name(&self) -> &str {
+        match self {
+            ScrapeConfig::PodLogs(job) => &job.job_name,
+            ScrapeConfig::Verbatim(v) => additional::job_name(v),
+        }
+    }
+}
+
+/// `target_config`; `{}` when `targetConfig` is set without a sync period.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_period: Option<String>,
+}
+
+/// `<agent>-logs-config`'s agent.yml, or `None` when the agent has no LogsInstance (the
+/// Secret is then not wanted, spec 3.4).
+pub fn render(h: &Hierarchy) -> Option<Rendered> {
+    if h.logs.is_empty() {
+        return None;
+    }
+    let mut rejections = Vec::new();
+    let logs = section(h, true, true, &mut rejections);
+    Some(Rendered {
+        config: AgentConfig {
+            server: ServerConfig::of(&h.agent),
+            logs: Some(logs),
+            ..Default::default()
+        },
+        rejections,
+    })
+}
+
+/// The `logs:` section over every LogsInstance of `h`, in discovery order. The integrations
+/// configs call it without PodLogs and without `additionalScrapeConfigs` (spec 4.15, Q13).
+pub fn section(
+    h: &Hierarchy,
+    include_pod_logs: bool,
+    include_additional_scrape_configs: bool,
+    rejections: &mut Vec<Rejection>,
+) -> LogsSection {
+    let ctx = if include_pod_logs {
+        pod_logs_context(h, rejections)
+    } else {
+        None
+    };
+    LogsSection {
+        positions_directory: DATA_DIRECTORY.to_owned(),
+        configs: h
+            .logs
+            .iter()
+            .filter_map(|node| {
+                render_instance(
+                    h,
+                    node,
+                    ctx.as_ref(),
+                    include_additional_scrape_configs,
+                    rejections,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// One `logs.configs` entry for `node`, or `None` when the instance must be left out (every
+/// client it names failed). PodLogs and `additionalScrapeConfigs` are included on request.
+pub fn instance_config(
+    h: &Hierarchy,
+    node: &LogsInstanceNode,
+    include_pod_logs: bool,
+    include_additional_scrape_configs: bool,
+    rejections: &mut Vec<Rejection>,
+) -> Option<LogsInstanceConfig> {
+    let ctx = if include_pod_logs {
+        pod_logs_context(h, rejections)
+    } else {
+        None
+    };
+    render_instance(
+        h,
+        node,
+        ctx.as_ref(),
+        include_additional_scrape_configs,
+        rejections,
+    )
+}
+
+/// The PodLogs context of `h`'s agent; when the agent's `apiServer` cannot be rendered, that
+/// is reported and no PodLogs can be rendered.
+fn pod_logs_context(h: &Hierarchy, rejections: &mut Vec<Rejection>) -> Option<PodLogsContext> {
+    match PodLogsContext::of(&h.agent, &h.assets) {
+        Ok(ctx) => Some(ctx),
+        Err(e) => {
+            rejections.push(Rejection::new(h.agent_ref(), e.field, e.message));
+            None
+        }
+    }
+}
+
+/// `pod_logs`: `Some(ctx)` renders the instance's PodLogs with `ctx`, `None` leaves them out.
+fn render_instance(
+    h: &Hierarchy,
+    node: &LogsInstanceNode,
+    pod_logs: Option<&PodLogsContext>,
+    include_additional_scrape_configs: bool,
+    rejections: &mut Vec<Rejection>,
+) -> Option<LogsInstanceConfig> {
+    let instance = node.instance.as_ref();
+    let instance_ref = ObjectRef::of(Kind::LogsInstance, instance);
+    let spec = &instance.spec;
+
+    let clients = instance_clients(h, node, rejections)?;
+
+    let mut scrape_configs = Vec::new();
+    if let Some(ctx) = pod_logs {
+        for p in &node.pod_logs {
+            match pod_logs::scrape_config(p, ctx) {
+                Ok(sc) => scrape_configs.push(ScrapeConfig::PodLogs(Box::new(sc))),
+                Err(e) => rejections.push(Rejection::new(
+                    ObjectRef::of(Kind::PodLogs, p.as_ref()),
+                    e.field,
+                    e.message,
+                )),
+            }
+        }
+    }
+    if include_additional_scrape_configs && let Some(sel) = &spec.additional_scrape_configs {
+        let secrets = Secrets {
+            assets: &h.assets,
+            namespace: &instance_ref.namespace,
+        };
+        let field = "spec.additionalScrapeConfigs";
+        let parsed = secrets
+            .value(sel, field)
+            .and_then(|text| additional::parse(&text, field))
+            .and_then(|items| check_unique_job_names(&scrape_configs, items, field));
+        match parsed {
+            Ok(list) => scrape_configs.extend(list.into_iter().map(ScrapeConfig::Verbatim)),
+            // The instance renders without them. The message as is: a missing secret value
+            // then reads exactly as discovery reported it, and the two merge.
+            Err(e) => rejections.push(Rejection::new(instance_ref.clone(), e.field, e.message)),
+        }
+    }
+
+    let target_config = spec.target_config.as_ref().map(|t| TargetConfig {
+        sync_period: non_empty(&t.sync_period).filter(|period| match go_duration(period) {
+            Ok(_) => true,
+            Err(e) => {
+                rejections.push(Rejection::new(
+                    instance_ref.clone(),
+                    "spec.targetConfig.syncPeriod".to_owned(),
+                    format!("{e}; left out, the agent's default applies"),
+                ));
+                false
+            }
+        }),
+    });
+    Some(LogsInstanceConfig {
+        name: instance_ref.key(),
+        clients,
+        scrape_configs,
+        target_config,
+    })
+}
+
+/// The clients of `node` (spec 4.11): its own, with secrets in its namespace; else the
+/// GrafanaAgent's, with secrets in the agent's namespace. A client that cannot be rendered is
+/// reported against the object holding it and dropped. `None` when clients were given but
+/// none could be rendered: the agent cannot run a logs instance without clients.
+fn instance_clients(
+    h: &Hierarchy,
+    node: &LogsInstanceNode,
+    rejections: &mut Vec<Rejection>,
+) -> Option<Vec<ClientConfig>> {
+    let instance = node.instance.as_ref();
+    let instance_ref = ObjectRef::of(Kind::LogsInstance, instance);
+    let logs = h.agent.spec.logs.as_ref();
+    let cluster_label = clients::cluster_label(
+        logs.and_then(|l| l.logs_external_label_name.as_deref()),
+        h.agent_namespace(),
+        h.agent_name(),
+    )
+    .filter(|(name, _)| {
+        let valid = is_label_name(name);
+        if !valid {
+            rejections.push(Rejection::new(
+                h.agent_ref(),
+                "spec.logs.logsExternalLabelName".to_owned(),
+                format!("{name:?} is not a valid label name; the external label is left out"),
+            ));
+        }
+        valid
+    });
+    let (specs, owner, field) = if !instance.spec.clients.is_empty() {
+        (&instance.spec.clients, instance_ref.clone(), "spec.clients")
+    } else {
+        match logs {
+            Some(l) if !l.clients.is_empty() => (&l.clients, h.agent_ref(), "spec.logs.clients"),
+            _ => return Some(Vec::new()),
+        }
+    };
+    let secrets = Secrets {
+        assets: &h.assets,
+        namespace: &owner.namespace,
+    };
+    let mut rendered = Vec::new();
+    for (i, c) in specs.iter().enumerate() {
+        let mut problems = Vec::new();
+        let result = clients::client(
+            c,
+            cluster_label.as_ref(),
+            secrets,
+            &format!("{field}[{i}]"),
+            &mut problems,
+        );
+        let errors = problems.into_iter().chain(result.as_ref().err().cloned());
+        rejections.extend(errors.map(|e| Rejection::new(owner.clone(), e.field, e.message)));
+        rendered.extend(result.ok());
+    }
+    if rendered.is_empty() {
+        let message = if owner == instance_ref {
+            "none of its clients could be rendered; the instance is left out".to_owned()
+        } else {
+            format!(
+                "none of the clients it takes from GrafanaAgent {} (spec.logs.clients) could be rendered; the instance is left out",
+                owner.key()
+            )
+        };
+        rejections.push(Rejection::new(
+            instance_ref,
+            "spec.clients".to_owned(),
+            message,
+        ));
+        return None;
+    }
+    Some(rendered)
+}
+
+/// Two jobs with one name would collide in the agent's target discovery (one silently
+/// replaces the other), so additional jobs must not reuse a PodLogs job's name or each
+/// other's.
+fn check_unique_job_names(
+    generated: &[ScrapeConfig],
+    items: Vec<Value>,
+    field: &str,
+) -> Result<Vec<Value>, FieldError> {
+    let mut seen: BTreeSet<&str> = generated.iter().map(ScrapeConfig::job_name).collect();
+    for (i, item) in items.iter().enumerate() {
+        let name = additional::job_name(item);
+        if !seen.insert(name) {
+            return Err(FieldError::new(
+                field,
+                format!("item [{i}]: the job name {name:?} is already used by another scrape job"),
+            ));
+        }
+    }
+    Ok(items)
+}

@@ -1,0 +1,191 @@
+//! PodMonitor endpoints → scrape jobs (spec 4.8).
+
+use api::PodMonitor;
+use api::monitors::PodMetricsEndpoint;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::assets::sanitize_label;
+use crate::config::common::{
+    FieldError, KubernetesSdConfig, RelabelRule, basic_auth_inline, honor_timestamps, non_empty,
+    safe_tls, sd_namespaces, selector_relabels, user_relabel_rules,
+};
+use crate::object_ref::{Kind, ObjectRef};
+use crate::rejection::Rejection;
+
+use super::scrape::{
+    ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
+};
+use super::service_monitor::{
+    endpoint_label, job_name_copy, label_copy, meta_label_copies, pod_phase_drop,
+};
+use super::validate;
+
+const POD_LABEL: &str = "__meta_kubernetes_pod_label_";
+const POD_LABEL_PRESENT: &str = "__meta_kubernetes_pod_labelpresent_";
+const CONTAINER_PORT_NAME: &str = "__meta_kubernetes_pod_container_port_name";
+
+/// One scrape job per `podMetricsEndpoints` entry of `pm`, in order, job names
+/// `podMonitor/<ns>/<name>/<index>`. Any problem rejects the whole PodMonitor.
+pub fn pod_monitor_jobs(
+    ctx: &ScrapeContext<'_>,
+    pm: &PodMonitor,
+) -> Result<Vec<ScrapeConfig>, Rejection> {
+    let object = ObjectRef::of(Kind::PodMonitor, pm);
+    ctx.check_usable(&object)?;
+    jobs(ctx, pm, &object).map_err(|e| rejection(&object, e))
+}
+
+/// The parts of every endpoint's job that depend on the monitor only.
+struct MonitorRules {
+    selector: Vec<RelabelRule>,
+    sd: KubernetesSdConfig,
+    pod_target_labels: Vec<RelabelRule>,
+    /// `{TL: job, replacement: <ns>/<name>}` and the optional `jobLabel` rule.
+    job: Vec<RelabelRule>,
+}
+
+fn jobs(
+    ctx: &ScrapeContext<'_>,
+    pm: &PodMonitor,
+    object: &ObjectRef,
+) -> Result<Vec<ScrapeConfig>, FieldError> {
+    let spec = &pm.spec;
+    let ns = object.namespace.as_str();
+    let selector = selector_relabels(
+        &spec.selector,
+        POD_LABEL,
+        POD_LABEL_PRESENT,
+        "spec.selector",
+    )?;
+    let namespaces = sd_namespaces(
+        spec.namespace_selector.as_ref(),
+        ns,
+        ctx.ignore_namespace_selectors,
+    );
+    let sd = ctx
+        .kubernetes_sd("pod", namespaces)
+        .map_err(|m| FieldError::new("", m))?;
+    let pod_target_labels = spec
+        .pod_target_labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| label_copy(POD_LABEL, l, &format!("spec.podTargetLabels[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut job = vec![RelabelRule::set("job", &object.key())];
+    if let Some(l) = non_empty(&spec.job_label) {
+        job.push(RelabelRule {
+            source_labels: vec![format!("{POD_LABEL}{}", sanitize_label(&l))],
+            target_label: Some("job".to_owned()),
+            regex: Some("(.+)".to_owned()),
+            replacement: Some("$1".to_owned()),
+            ..Default::default()
+        });
+    }
+    let shared = MonitorRules {
+        selector,
+        sd,
+        pod_target_labels,
+        job,
+    };
+    spec.pod_metrics_endpoints
+        .iter()
+        .enumerate()
+        .map(|(i, e)| endpoint_job(ctx, pm, object, &shared, i, e))
+        .collect()
+}
+
+fn endpoint_job(
+    ctx: &ScrapeContext<'_>,
+    pm: &PodMonitor,
+    object: &ObjectRef,
+    shared: &MonitorRules,
+    index: usize,
+    endpoint: &PodMetricsEndpoint,
+) -> Result<ScrapeConfig, FieldError> {
+    let ns = object.namespace.as_str();
+    let field = format!("spec.podMetricsEndpoints[{index}]");
+    let e = &endpoint.common;
+    let secrets = ctx.secrets(ns);
+    validate::check_scrape_timing(
+        &e.interval,
+        &e.scrape_timeout,
+        ctx.global_scrape_interval_ms,
+        &format!("{field}."),
+    )?;
+
+    let mut relabel = vec![job_name_copy()];
+    // Unlike ServiceMonitors, the phase filter comes before everything else.
+    if e.filter_running == Some(true) {
+        relabel.push(pod_phase_drop());
+    }
+    relabel.extend(shared.selector.iter().cloned());
+    if let Some(port) = non_empty(&e.port) {
+        relabel.push(RelabelRule::filter(CONTAINER_PORT_NAME, &port, "keep"));
+    } else {
+        match &e.target_port {
+            Some(IntOrString::String(s)) if !s.is_empty() => {
+                relabel.push(RelabelRule::filter(CONTAINER_PORT_NAME, s, "keep"))
+            }
+            Some(IntOrString::Int(n)) if *n != 0 => relabel.push(RelabelRule::filter(
+                "__meta_kubernetes_pod_container_port_number",
+                &n.to_string(),
+                "keep",
+            )),
+            _ => {}
+        }
+    }
+    relabel.extend(meta_label_copies());
+    relabel.extend(shared.pod_target_labels.iter().cloned());
+    relabel.extend(shared.job.iter().cloned());
+    if let Some(endpoint_value) = endpoint_label(&e.port, &e.target_port) {
+        relabel.push(RelabelRule::set("endpoint", &endpoint_value));
+    }
+    relabel.extend(user_relabel_rules(
+        &e.relabelings,
+        &format!("{field}.relabelings"),
+    )?);
+    relabel.extend(ctx.enforced_namespace_rule(ns));
+    relabel.extend(ctx.sharding_rules("__address__"));
+
+    let job = ScrapeConfig {
+        job_name: format!("podMonitor/{ns}/{}/{index}", object.name),
+        honor_labels: Some(e.honor_labels.unwrap_or(false) && !ctx.override_honor_labels),
+        honor_timestamps: honor_timestamps(e, ctx.override_honor_timestamps),
+        scrape_interval: non_empty(&e.interval),
+        scrape_timeout: non_empty(&e.scrape_timeout),
+        metrics_path: non_empty(&e.path),
+        scheme: non_empty(&e.scheme),
+        params: e.params.clone(),
+        proxy_url: non_empty(&e.proxy_url),
+        enable_http2: (e.enable_http2 == Some(false)).then_some(false),
+        kubernetes_sd_configs: vec![shared.sd.clone()],
+        tls_config: endpoint
+            .tls_config
+            .as_ref()
+            .map(|t| safe_tls(t, secrets, &format!("{field}.tlsConfig")))
+            .transpose()?,
+        bearer_token: match &e.bearer_token_secret {
+            Some(sel) if !sel.name.is_empty() => {
+                Some(secrets.value(sel, &format!("{field}.bearerTokenSecret"))?)
+            }
+            _ => None,
+        },
+        basic_auth: e
+            .basic_auth
+            .as_ref()
+            .map(|b| basic_auth_inline(b, secrets, &format!("{field}.basicAuth")))
+            .transpose()?,
+        relabel_configs: relabel,
+        metric_relabel_configs: ctx.metric_relabels(
+            e.metric_relabelings.as_deref(),
+            &format!("{field}.metricRelabelings"),
+        )?,
+        sample_limit: limit(pm.spec.sample_limit, ctx.enforced_sample_limit),
+        target_limit: limit(pm.spec.target_limit, ctx.enforced_target_limit),
+        bearer_token_file: None,
+        static_configs: Vec::new(),
+    };
+    check_single_auth(&job, &field)?;
+    check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;
+    Ok(job)
+}

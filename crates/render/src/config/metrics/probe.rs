@@ -1,0 +1,161 @@
+//! Probes → one scrape job each (spec 4.9, with the Q2 fix: sharded on the probed target when
+//! there is more than one shard).
+
+use std::collections::BTreeMap;
+
+use api::Probe;
+
+use crate::config::common::{
+    FieldError, RelabelRule, basic_auth_inline, non_empty, safe_tls, sd_namespaces,
+    selector_relabels, user_relabel_rules,
+};
+use crate::object_ref::{Kind, ObjectRef};
+use crate::rejection::Rejection;
+
+use super::scrape::{
+    ScrapeConfig, ScrapeContext, StaticConfig, check_single_auth, check_tls_pair, rejection,
+};
+use super::service_monitor::job_name_copy;
+use super::validate;
+
+const INGRESS_LABEL: &str = "__meta_kubernetes_ingress_label_";
+const INGRESS_LABEL_PRESENT: &str = "__meta_kubernetes_ingress_labelpresent_";
+
+/// The scrape job of `probe`, named `probe/<ns>/<name>`. A Probe with neither static targets
+/// nor an ingress is rejected on its own (upstream fails the whole agent, Q2).
+pub fn probe_job(ctx: &ScrapeContext<'_>, probe: &Probe) -> Result<ScrapeConfig, Rejection> {
+    let object = ObjectRef::of(Kind::Probe, probe);
+    ctx.check_usable(&object)?;
+    job(ctx, probe, &object).map_err(|e| rejection(&object, e))
+}
+
+fn job(
+    ctx: &ScrapeContext<'_>,
+    probe: &Probe,
+    object: &ObjectRef,
+) -> Result<ScrapeConfig, FieldError> {
+    let spec = &probe.spec;
+    let ns = object.namespace.as_str();
+    let secrets = ctx.secrets(ns);
+    validate::check_scrape_timing(
+        &spec.interval,
+        &spec.scrape_timeout,
+        ctx.global_scrape_interval_ms,
+        "spec.",
+    )?;
+    let prober = spec.prober.clone().unwrap_or_default();
+
+    let mut relabel = vec![job_name_copy()];
+    if let Some(job_name) = non_empty(&spec.job_name) {
+        relabel.push(RelabelRule::set("job", &job_name));
+    }
+    // The prober's address is not optional: upstream writes `replacement: ""` when it is empty.
+    let prober_address = RelabelRule::set("__address__", &prober.url);
+    let targets = spec.targets.as_ref();
+    let mut job = ScrapeConfig::default();
+    if let Some(static_config) = targets.and_then(|t| t.static_config.as_ref()) {
+        let mut labels: BTreeMap<String, String> = static_config.labels.clone();
+        labels.insert("namespace".to_owned(), ns.to_owned());
+        job.static_configs = vec![StaticConfig {
+            targets: static_config.targets.clone(),
+            labels,
+        }];
+        relabel.push(RelabelRule::copy("__address__", "__param_target"));
+        relabel.push(RelabelRule::copy("__param_target", "instance"));
+        relabel.push(prober_address);
+        relabel.extend(user_relabel_rules(
+            &static_config.relabeling_configs,
+            "spec.targets.staticConfig.relabelingConfigs",
+        )?);
+    } else if let Some(ingress) = targets.and_then(|t| t.ingress.as_ref()) {
+        let namespaces = sd_namespaces(
+            ingress.namespace_selector.as_ref(),
+            ns,
+            ctx.ignore_namespace_selectors,
+        );
+        job.kubernetes_sd_configs = vec![
+            ctx.kubernetes_sd("ingress", namespaces)
+                .map_err(|m| FieldError::new("", m))?,
+        ];
+        if let Some(selector) = &ingress.selector {
+            relabel.extend(selector_relabels(
+                selector,
+                INGRESS_LABEL,
+                INGRESS_LABEL_PRESENT,
+                "spec.targets.ingress.selector",
+            )?);
+        }
+        relabel.push(RelabelRule {
+            source_labels: vec![
+                "__meta_kubernetes_ingress_scheme".to_owned(),
+                "__address__".to_owned(),
+                "__meta_kubernetes_ingress_path".to_owned(),
+            ],
+            separator: Some(";".to_owned()),
+            regex: Some("(.+);(.+);(.+)".to_owned()),
+            target_label: Some("__param_target".to_owned()),
+            replacement: Some("$1://$2$3".to_owned()),
+            action: Some("replace".to_owned()),
+            ..Default::default()
+        });
+        relabel.push(RelabelRule::copy(
+            "__meta_kubernetes_namespace",
+            "namespace",
+        ));
+        relabel.push(RelabelRule::copy(
+            "__meta_kubernetes_ingress_name",
+            "ingress",
+        ));
+        relabel.push(RelabelRule::copy("__param_target", "instance"));
+        relabel.push(prober_address);
+        relabel.extend(user_relabel_rules(
+            &ingress.relabeling_configs,
+            "spec.targets.ingress.relabelingConfigs",
+        )?);
+    } else {
+        return Err(FieldError::new(
+            "spec.targets",
+            "has neither staticConfig nor ingress, so there is nothing to probe",
+        ));
+    }
+    relabel.extend(ctx.enforced_namespace_rule(ns));
+    // Q2 fix: with one shard the output stays upstream's; above that, every shard would
+    // otherwise probe every target.
+    if ctx.shards > 1 {
+        relabel.extend(ctx.sharding_rules("__param_target"));
+    }
+
+    job.job_name = format!("probe/{ns}/{}", object.name);
+    job.honor_timestamps = Some(!ctx.override_honor_timestamps);
+    job.metrics_path = Some(if prober.path.is_empty() {
+        "/probe".to_owned()
+    } else {
+        prober.path.clone()
+    });
+    job.scrape_interval = non_empty(&spec.interval);
+    job.scrape_timeout = non_empty(&spec.scrape_timeout);
+    job.scheme = non_empty(&prober.scheme);
+    // Always present, even as `[""]`, as upstream.
+    job.params = BTreeMap::from([(
+        "module".to_owned(),
+        vec![spec.module.clone().unwrap_or_default()],
+    )]);
+    job.tls_config = spec
+        .tls_config
+        .as_ref()
+        .map(|t| safe_tls(t, secrets, "spec.tlsConfig"))
+        .transpose()?;
+    job.bearer_token = match &spec.bearer_token_secret {
+        Some(sel) if !sel.name.is_empty() => Some(secrets.value(sel, "spec.bearerTokenSecret")?),
+        _ => None,
+    };
+    job.basic_auth = spec
+        .basic_auth
+        .as_ref()
+        .map(|b| basic_auth_inline(b, secrets, "spec.basicAuth"))
+        .transpose()?;
+    job.relabel_configs = relabel;
+    check_single_auth(&job, "spec")?;
+    check_tls_pair(job.tls_config.as_ref(), "spec.tlsConfig")?;
+    Ok(job)
+}

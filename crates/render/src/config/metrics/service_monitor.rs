@@ -1,0 +1,277 @@
+//! ServiceMonitor endpoints → scrape jobs (spec 4.7).
+
+use api::ServiceMonitor;
+use api::monitors::Endpoint;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::assets::sanitize_label;
+use crate::config::common::{
+    FieldError, KubernetesSdConfig, RelabelRule, basic_auth_inline, full_tls, honor_timestamps,
+    non_empty, sd_namespaces, selector_relabels, user_relabel_rules,
+};
+use crate::object_ref::{Kind, ObjectRef};
+use crate::rejection::Rejection;
+
+use super::scrape::{
+    ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
+};
+use super::validate;
+
+const SERVICE_LABEL: &str = "__meta_kubernetes_service_label_";
+const SERVICE_LABEL_PRESENT: &str = "__meta_kubernetes_service_labelpresent_";
+const POD_LABEL: &str = "__meta_kubernetes_pod_label_";
+
+/// One scrape job per endpoint of `sm`, in endpoint order, job names
+/// `serviceMonitor/<ns>/<name>/<index>`. Any problem rejects the whole ServiceMonitor (the
+/// rejection names the field), so that a monitor is either scraped as written or not at all.
+pub fn service_monitor_jobs(
+    ctx: &ScrapeContext<'_>,
+    sm: &ServiceMonitor,
+) -> Result<Vec<ScrapeConfig>, Rejection> {
+    let object = ObjectRef::of(Kind::ServiceMonitor, sm);
+    ctx.check_usable(&object)?;
+    jobs(ctx, sm, &object).map_err(|e| rejection(&object, e))
+}
+
+fn jobs(
+    ctx: &ScrapeContext<'_>,
+    sm: &ServiceMonitor,
+    object: &ObjectRef,
+) -> Result<Vec<ScrapeConfig>, FieldError> {
+    let spec = &sm.spec;
+    let ns = object.namespace.as_str();
+    let selector = selector_relabels(
+        &spec.selector,
+        SERVICE_LABEL,
+        SERVICE_LABEL_PRESENT,
+        "spec.selector",
+    )?;
+    let namespaces = sd_namespaces(
+        spec.namespace_selector.as_ref(),
+        ns,
+        ctx.ignore_namespace_selectors,
+    );
+    let sd = ctx
+        .kubernetes_sd("endpoints", namespaces)
+        .map_err(|m| FieldError::new("", m))?;
+    let mut target_labels = Vec::new();
+    for (i, l) in spec.target_labels.iter().enumerate() {
+        target_labels.push(label_copy(
+            SERVICE_LABEL,
+            l,
+            &format!("spec.targetLabels[{i}]"),
+        )?);
+    }
+    for (i, l) in spec.pod_target_labels.iter().enumerate() {
+        target_labels.push(label_copy(
+            POD_LABEL,
+            l,
+            &format!("spec.podTargetLabels[{i}]"),
+        )?);
+    }
+    let job_label = non_empty(&spec.job_label).map(|l| RelabelRule {
+        source_labels: vec![format!("{SERVICE_LABEL}{}", sanitize_label(&l))],
+        target_label: Some("job".to_owned()),
+        regex: Some("(.+)".to_owned()),
+        replacement: Some("$1".to_owned()),
+        ..Default::default()
+    });
+    let shared = MonitorRules {
+        selector,
+        sd,
+        target_labels,
+        job_label,
+    };
+    spec.endpoints
+        .iter()
+        .enumerate()
+        .map(|(i, e)| endpoint_job(ctx, sm, object, &shared, i, e))
+        .collect()
+}
+
+/// The parts of every endpoint's job that depend on the monitor only.
+struct MonitorRules {
+    selector: Vec<RelabelRule>,
+    sd: KubernetesSdConfig,
+    /// `targetLabels` then `podTargetLabels` copies (spec 4.7 steps 12-13).
+    target_labels: Vec<RelabelRule>,
+    job_label: Option<RelabelRule>,
+}
+
+/// `{SL: [<prefix><sanitized l>], TL: <sanitized l>, regex: (.+), replacement: $1}`.
+pub(super) fn label_copy(
+    prefix: &str,
+    label: &str,
+    field: &str,
+) -> Result<RelabelRule, FieldError> {
+    let target = sanitize_label(label);
+    if !validate::is_label_name(&target) {
+        return Err(FieldError::new(
+            field,
+            format!("{label:?} does not make a valid label name"),
+        ));
+    }
+    Ok(RelabelRule {
+        source_labels: vec![format!("{prefix}{target}")],
+        target_label: Some(target),
+        regex: Some("(.+)".to_owned()),
+        replacement: Some("$1".to_owned()),
+        ..Default::default()
+    })
+}
+
+/// The `endpoint` label value: the port name, else the target port as text (spec 4.7 step 16).
+pub(super) fn endpoint_label(
+    port: &Option<String>,
+    target_port: &Option<IntOrString>,
+) -> Option<String> {
+    non_empty(port).or_else(|| match target_port {
+        Some(IntOrString::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(IntOrString::Int(n)) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+/// The target-kind rules (spec 4.7 steps 5-6): `node` or `pod` from the endpoint's target.
+fn target_kind_rule(kind: &str, target: &str) -> RelabelRule {
+    RelabelRule {
+        source_labels: vec![
+            "__meta_kubernetes_endpoint_address_target_kind".to_owned(),
+            "__meta_kubernetes_endpoint_address_target_name".to_owned(),
+        ],
+        separator: Some(";".to_owned()),
+        regex: Some(format!("{kind};(.*)")),
+        replacement: Some("$1".to_owned()),
+        target_label: Some(target.to_owned()),
+        ..Default::default()
+    }
+}
+
+/// The namespace, service, pod and container copies (spec 4.7 steps 7-10).
+pub(super) fn meta_label_copies() -> [RelabelRule; 4] {
+    [
+        RelabelRule::copy("__meta_kubernetes_namespace", "namespace"),
+        RelabelRule::copy("__meta_kubernetes_service_name", "service"),
+        RelabelRule::copy("__meta_kubernetes_pod_name", "pod"),
+        RelabelRule::copy("__meta_kubernetes_pod_container_name", "container"),
+    ]
+}
+
+/// Drops pods that are no longer running (`filterRunning: true`).
+pub(super) fn pod_phase_drop() -> RelabelRule {
+    RelabelRule::filter("__meta_kubernetes_pod_phase", "(Failed|Succeeded)", "drop")
+}
+
+/// The first rule of every monitor job: remember the configured job name.
+pub(super) fn job_name_copy() -> RelabelRule {
+    RelabelRule::copy("job", "__tmp_prometheus_job_name")
+}
+
+fn endpoint_job(
+    ctx: &ScrapeContext<'_>,
+    sm: &ServiceMonitor,
+    object: &ObjectRef,
+    shared: &MonitorRules,
+    index: usize,
+    endpoint: &Endpoint,
+) -> Result<ScrapeConfig, FieldError> {
+    let ns = object.namespace.as_str();
+    let field = format!("spec.endpoints[{index}]");
+    let e = &endpoint.common;
+    let secrets = ctx.secrets(ns);
+    validate::check_scrape_timing(
+        &e.interval,
+        &e.scrape_timeout,
+        ctx.global_scrape_interval_ms,
+        &format!("{field}."),
+    )?;
+
+    let mut relabel = vec![job_name_copy()];
+    relabel.extend(shared.selector.iter().cloned());
+    if let Some(port) = non_empty(&e.port) {
+        relabel.push(RelabelRule::filter(
+            "__meta_kubernetes_endpoint_port_name",
+            &port,
+            "keep",
+        ));
+    } else {
+        match &e.target_port {
+            Some(IntOrString::String(s)) if !s.is_empty() => relabel.push(RelabelRule::filter(
+                "__meta_kubernetes_pod_container_port_name",
+                s,
+                "keep",
+            )),
+            Some(IntOrString::Int(n)) if *n != 0 => relabel.push(RelabelRule::filter(
+                "__meta_kubernetes_pod_container_port_number",
+                &n.to_string(),
+                "keep",
+            )),
+            _ => {}
+        }
+    }
+    relabel.push(target_kind_rule("Node", "node"));
+    relabel.push(target_kind_rule("Pod", "pod"));
+    relabel.extend(meta_label_copies());
+    if e.filter_running == Some(true) {
+        relabel.push(pod_phase_drop());
+    }
+    relabel.extend(shared.target_labels.iter().cloned());
+    relabel.push(RelabelRule {
+        source_labels: vec!["__meta_kubernetes_service_name".to_owned()],
+        target_label: Some("job".to_owned()),
+        replacement: Some("$1".to_owned()),
+        ..Default::default()
+    });
+    relabel.extend(shared.job_label.iter().cloned());
+    if let Some(endpoint_value) = endpoint_label(&e.port, &e.target_port) {
+        relabel.push(RelabelRule::set("endpoint", &endpoint_value));
+    }
+    relabel.extend(user_relabel_rules(
+        &e.relabelings,
+        &format!("{field}.relabelings"),
+    )?);
+    relabel.extend(ctx.enforced_namespace_rule(ns));
+    relabel.extend(ctx.sharding_rules("__address__"));
+
+    let job = ScrapeConfig {
+        job_name: format!("serviceMonitor/{ns}/{}/{index}", object.name),
+        honor_labels: Some(e.honor_labels.unwrap_or(false) && !ctx.override_honor_labels),
+        honor_timestamps: honor_timestamps(e, ctx.override_honor_timestamps),
+        scrape_interval: non_empty(&e.interval),
+        scrape_timeout: non_empty(&e.scrape_timeout),
+        metrics_path: non_empty(&e.path),
+        scheme: non_empty(&e.scheme),
+        params: e.params.clone(),
+        proxy_url: non_empty(&e.proxy_url),
+        enable_http2: (e.enable_http2 == Some(false)).then_some(false),
+        kubernetes_sd_configs: vec![shared.sd.clone()],
+        tls_config: endpoint
+            .tls_config
+            .as_ref()
+            .map(|t| full_tls(t, secrets, &format!("{field}.tlsConfig")))
+            .transpose()?,
+        bearer_token_file: non_empty(&endpoint.bearer_token_file),
+        bearer_token: match &e.bearer_token_secret {
+            Some(sel) if !sel.name.is_empty() => {
+                Some(secrets.value(sel, &format!("{field}.bearerTokenSecret"))?)
+            }
+            _ => None,
+        },
+        basic_auth: e
+            .basic_auth
+            .as_ref()
+            .map(|b| basic_auth_inline(b, secrets, &format!("{field}.basicAuth")))
+            .transpose()?,
+        relabel_configs: relabel,
+        metric_relabel_configs: ctx.metric_relabels(
+            e.metric_relabelings.as_deref(),
+            &format!("{field}.metricRelabelings"),
+        )?,
+        sample_limit: limit(sm.spec.sample_limit, ctx.enforced_sample_limit),
+        target_limit: limit(sm.spec.target_limit, ctx.enforced_target_limit),
+        static_configs: Vec::new(),
+    };
+    check_single_auth(&job, &field)?;
+    check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;
+    Ok(job)
+}

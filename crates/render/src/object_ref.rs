@@ -1,0 +1,119 @@
+//! Naming the objects the operator reads, for messages, indexes and status.
+
+use std::fmt;
+
+/// The kinds of input object the operator reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    GrafanaAgent,
+    MetricsInstance,
+    LogsInstance,
+    PodLogs,
+    Integration,
+    ServiceMonitor,
+    PodMonitor,
+    Probe,
+    Secret,
+    ConfigMap,
+    Namespace,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::GrafanaAgent => "GrafanaAgent",
+            Kind::MetricsInstance => "MetricsInstance",
+            Kind::LogsInstance => "LogsInstance",
+            Kind::PodLogs => "PodLogs",
+            Kind::Integration => "Integration",
+            Kind::ServiceMonitor => "ServiceMonitor",
+            Kind::PodMonitor => "PodMonitor",
+            Kind::Probe => "Probe",
+            Kind::Secret => "Secret",
+            Kind::ConfigMap => "ConfigMap",
+            Kind::Namespace => "Namespace",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One object: kind, namespace (empty for cluster-scoped kinds) and name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectRef {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectRef {
+    pub fn new(kind: Kind, namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        ObjectRef {
+            kind,
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// The object's reference as the kube `Resource` metadata gives it.
+    pub fn of<K: kube_like::HasMeta>(kind: Kind, object: &K) -> Self {
+        let meta = object.meta();
+        ObjectRef::new(
+            kind,
+            meta.namespace.clone().unwrap_or_default(),
+            meta.name.clone().unwrap_or_default(),
+        )
+    }
+
+    /// `namespace/name`, the form upstream uses in config names.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.namespace.is_empty() {
+            write!(f, "{} {}", self.kind, self.name)
+        } else {
+            write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}
+
+/// Access to `metadata` without depending on the kube client crates.
+pub mod kube_like {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    pub trait HasMeta {
+        fn meta(&self) -> &ObjectMeta;
+    }
+
+    macro_rules! has_meta {
+        ($($t:ty),*) => {$(
+            impl HasMeta for $t {
+                fn meta(&self) -> &ObjectMeta {
+                    &self.metadata
+                }
+            }
+        )*};
+    }
+
+    has_meta!(
+        api::GrafanaAgent,
+        api::MetricsInstance,
+        api::LogsInstance,
+        api::PodLogs,
+        api::Integration,
+        api::ServiceMonitor,
+        api::PodMonitor,
+        api::Probe,
+        k8s_openapi::api::core::v1::Secret,
+        k8s_openapi::api::core::v1::ConfigMap,
+        k8s_openapi::api::core::v1::Namespace
+    );
+}

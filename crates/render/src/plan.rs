@@ -1,0 +1,610 @@
+//! Phase 2: from a discovered hierarchy to every object the operator wants to exist for one
+//! GrafanaAgent, in the order upstream applies them (spec 3.1), plus a status summary.
+//!
+//! `render` prints this plan; the controller applies it. Both call [`plan`].
+
+use std::collections::BTreeMap;
+
+use api::status::GrafanaAgentStatus;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use serde::Serialize;
+
+use crate::config::{self, Rendered};
+use crate::discover::{Discovery, Hierarchy};
+use crate::gzip::{self, GzipCache};
+use crate::object_ref::ObjectRef;
+use crate::rejection::Rejection;
+use crate::render_cache::{MetricsConfigCache, RenderedText};
+use crate::{workloads, yaml};
+
+/// The label every object the operator manages carries (deletion only touches these).
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub const MANAGED_BY_VALUE: &str = "grafana-agent-operator";
+/// The label naming the GrafanaAgent an object belongs to.
+pub const AGENT_NAME_LABEL: &str = "operator.agent.grafana.com/name";
+/// The data key of every config Secret.
+pub const CONFIG_KEY: &str = "agent.yml";
+/// Configs longer than this are gzip-compressed, as upstream (the reloader gunzips them).
+pub const GZIP_THRESHOLD: usize = 100 * 1024;
+/// The API server's limit on the data of one Secret.
+pub const SECRET_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// Operator-wide settings that shape the plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `--labels`: added to config Secrets, the Service, pod templates and selectors; they win
+    /// over the operator's own labels on collision (spec 3.2).
+    pub labels: BTreeMap<String, String>,
+    /// The operator's version, sanitized into the pods' `app.kubernetes.io/version` label.
+    pub operator_version: String,
+}
+
+/// One object to create or update.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum DesiredObject {
+    Secret(Secret),
+    Service(Service),
+    StatefulSet(StatefulSet),
+    DaemonSet(DaemonSet),
+    Deployment(Deployment),
+}
+
+impl DesiredObject {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DesiredObject::Secret(_) => "Secret",
+            DesiredObject::Service(_) => "Service",
+            DesiredObject::StatefulSet(_) => "StatefulSet",
+            DesiredObject::DaemonSet(_) => "DaemonSet",
+            DesiredObject::Deployment(_) => "Deployment",
+        }
+    }
+
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            DesiredObject::Secret(o) => &o.metadata,
+            DesiredObject::Service(o) => &o.metadata,
+            DesiredObject::StatefulSet(o) => &o.metadata,
+            DesiredObject::DaemonSet(o) => &o.metadata,
+            DesiredObject::Deployment(o) => &o.metadata,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        self.metadata().name.as_deref().unwrap_or_default()
+    }
+}
+
+/// A rendered agent.yml, kept as text for `render --config`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedConfig {
+    /// The config Secret it is stored in.
+    pub secret_name: String,
+    pub text: String,
+}
+
+/// Everything one GrafanaAgent should have.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub agent: ObjectRef,
+    pub objects: Vec<DesiredObject>,
+    pub configs: Vec<RenderedConfig>,
+    /// Discovery's and rendering's rejections, sorted.
+    pub rejections: Vec<Rejection>,
+    pub status: GrafanaAgentStatus,
+}
+
+/// The ownerReference every generated object carries: a controller reference (fix for Q22),
+/// so edits and deletions of any of them are repaired.
+pub fn owner_reference(h: &Hierarchy) -> OwnerReference {
+    OwnerReference {
+        api_version: "monitoring.grafana.com/v1alpha1".to_owned(),
+        kind: "GrafanaAgent".to_owned(),
+        name: h.agent_name().to_owned(),
+        uid: h.agent.metadata.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+/// Labels of the generated Secrets: the managed marker, the agent's name, then `--labels`.
+pub fn secret_labels(h: &Hierarchy, opts: &PlanOptions) -> BTreeMap<String, String> {
+    let mut labels = BTreeMap::from([
+        (MANAGED_BY_LABEL.to_owned(), MANAGED_BY_VALUE.to_owned()),
+        (AGENT_NAME_LABEL.to_owned(), h.agent_name().to_owned()),
+    ]);
+    labels.extend(opts.labels.clone());
+    labels
+}
+
+fn secret(
+    h: &Hierarchy,
+    name: String,
+    labels: BTreeMap<String, String>,
+    data: BTreeMap<String, Vec<u8>>,
+) -> Secret {
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: Some(h.agent_namespace().to_owned()),
+            labels: Some(labels),
+            owner_references: Some(vec![owner_reference(h)]),
+            ..Default::default()
+        },
+        data: Some(data.into_iter().map(|(k, v)| (k, ByteString(v))).collect()),
+        ..Default::default()
+    }
+}
+
+struct Planner<'a> {
+    h: &'a Hierarchy,
+    opts: &'a PlanOptions,
+    agent: ObjectRef,
+    objects: Vec<DesiredObject>,
+    configs: Vec<RenderedConfig>,
+    rejections: Vec<Rejection>,
+}
+
+/// The bytes a config Secret stores for `text` (gzip-compressed above [`GZIP_THRESHOLD`]),
+/// or why it cannot be stored: the message names the Secret, the sizes and the fix.
+pub fn config_secret_data(name: &str, text: &str) -> Result<Vec<u8>, String> {
+    config_secret_data_with(name, text, None)
+}
+
+/// [`config_secret_data`], compressing with `cache` (only the parts of `text` that changed
+/// since its previous use are compressed again; the bytes are the same).
+pub fn config_secret_data_with(
+    name: &str,
+    text: &str,
+    cache: Option<&mut GzipCache>,
+) -> Result<Vec<u8>, String> {
+    let compressed = text.len() > GZIP_THRESHOLD;
+    let bytes = if compressed {
+        match cache {
+            Some(cache) => cache.compress(text),
+            None => gzip::gzip(text),
+        }
+        .map_err(|e| format!("Secret {name}: gzip failed: {e}"))?
+    } else {
+        text.as_bytes().to_vec()
+    };
+    if bytes.len() > SECRET_SIZE_LIMIT {
+        return Err(format!(
+            "config Secret {name} would hold {} bytes{} (agent.yml is {} bytes), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret; split the monitors between several GrafanaAgents",
+            bytes.len(),
+            if compressed { " gzip-compressed" } else { "" },
+            text.len(),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The data of the assets Secret `name`, or why it cannot be stored: the API server refuses a
+/// Secret whose values add up to more than [`SECRET_SIZE_LIMIT`] bytes. The message names the
+/// Secret, its size, the largest value and the fix.
+pub fn assets_secret_data(
+    name: &str,
+    data: BTreeMap<String, Vec<u8>>,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let total: usize = data.values().map(Vec::len).sum();
+    if total <= SECRET_SIZE_LIMIT {
+        return Ok(data);
+    }
+    let (largest, largest_len) = data
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.len()))
+        .max_by_key(|&(k, len)| (len, std::cmp::Reverse(k)))
+        .unwrap_or_default();
+    Err(format!(
+        "assets Secret {name} would hold {total} bytes in {} keys (the largest, {largest}, is {largest_len} bytes), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret; refer to fewer or smaller Secret and ConfigMap keys from this agent's instances and monitors",
+        data.len(),
+    ))
+}
+
+impl Planner<'_> {
+    /// Adds the assets Secret `<agent>-secrets` holding every referenced Secret and ConfigMap
+    /// value, unless it cannot be stored (then the agent is reported instead, as for a config
+    /// Secret, and a Secret already in the cluster is left as it is).
+    fn assets_secret(&mut self) {
+        let name = format!("{}-secrets", self.h.agent_name());
+        match assets_secret_data(&name, self.h.assets.secret_data()) {
+            Ok(data) => {
+                let labels = BTreeMap::from([
+                    (MANAGED_BY_LABEL.to_owned(), MANAGED_BY_VALUE.to_owned()),
+                    (AGENT_NAME_LABEL.to_owned(), self.h.agent_name().to_owned()),
+                ]);
+                let assets = secret(self.h, name, labels, data);
+                self.objects.push(DesiredObject::Secret(assets));
+            }
+            Err(msg) => self
+                .rejections
+                .push(Rejection::new(self.agent.clone(), None, msg)),
+        }
+    }
+
+    /// Adds the config Secret `name` holding `rendered`, unless it cannot be stored.
+    fn config_secret(&mut self, name: String, rendered: Option<Rendered>) {
+        let Some(Rendered { config, rejections }) = rendered else {
+            return;
+        };
+        let text = yaml::to_string(&config);
+        // The typed document can be as large as its text: free it before compressing.
+        drop(config);
+        match text {
+            Ok(text) => self.config_secret_text(name, text, rejections, None),
+            Err(e) => {
+                self.rejections.extend(rejections);
+                let msg = format!("Secret {name}: {e}");
+                self.rejections
+                    .push(Rejection::new(self.agent.clone(), None, msg));
+            }
+        }
+    }
+
+    /// Adds the config Secret `name` holding the agent.yml `text`, unless it cannot be
+    /// stored (then the agent is reported instead).
+    fn config_secret_text(
+        &mut self,
+        name: String,
+        text: String,
+        rejections: Vec<Rejection>,
+        gzip_cache: Option<&mut GzipCache>,
+    ) {
+        self.rejections.extend(rejections);
+        let bytes = match config_secret_data_with(&name, &text, gzip_cache) {
+            Ok(b) => b,
+            Err(msg) => {
+                self.rejections
+                    .push(Rejection::new(self.agent.clone(), None, msg));
+                return;
+            }
+        };
+        let labels = secret_labels(self.h, self.opts);
+        let data = BTreeMap::from([(CONFIG_KEY.to_owned(), bytes)]);
+        self.objects.push(DesiredObject::Secret(secret(
+            self.h,
+            name.clone(),
+            labels,
+            data,
+        )));
+        self.configs.push(RenderedConfig {
+            secret_name: name,
+            text,
+        });
+    }
+}
+
+/// Plans every object of `discovery`'s agent.
+pub fn plan(discovery: &Discovery, opts: &PlanOptions) -> Plan {
+    plan_with_metrics(discovery, opts, MetricsConfig::Render)
+}
+
+/// Where [`plan_with_metrics`] gets the metrics agent.yml from.
+#[derive(Debug)]
+pub enum MetricsConfig<'a> {
+    /// Render it (what [`plan`] does).
+    Render,
+    /// Already rendered; `None` when the agent has no MetricsInstance.
+    Rendered(Option<RenderedText>),
+    /// Render it with this agent's cache: only the monitors that changed are rendered, and
+    /// only the parts of the text that changed are compressed again.
+    Cache(&'a mut MetricsConfigCache),
+}
+
+/// [`plan`], with the metrics agent.yml given by the caller: the controller re-renders only
+/// the monitors an edit touched and passes the reassembled text here.
+pub fn plan_with_metrics(
+    discovery: &Discovery,
+    opts: &PlanOptions,
+    metrics: MetricsConfig<'_>,
+) -> Plan {
+    let h = &discovery.hierarchy;
+    let agent = h.agent_ref();
+    let name = h.agent_name();
+    let mut p = Planner {
+        h,
+        opts,
+        agent: agent.clone(),
+        objects: Vec::new(),
+        configs: Vec::new(),
+        rejections: discovery.rejections.clone(),
+    };
+
+    p.assets_secret();
+
+    match metrics {
+        // Monitor by monitor, so the whole typed document is never held (same text).
+        MetricsConfig::Render => match crate::render_cache::render_metrics_text(h) {
+            Ok(Some(rendered)) => {
+                p.config_secret_text(
+                    format!("{name}-config"),
+                    rendered.text,
+                    rendered.rejections,
+                    None,
+                );
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let msg = format!("Secret {name}-config: {e}");
+                p.rejections
+                    .push(Rejection::new(p.agent.clone(), None, msg));
+            }
+        },
+        MetricsConfig::Rendered(Some(rendered)) => {
+            p.config_secret_text(
+                format!("{name}-config"),
+                rendered.text,
+                rendered.rejections,
+                None,
+            );
+        }
+        MetricsConfig::Rendered(None) => {}
+        MetricsConfig::Cache(cache) => match cache.render(h) {
+            Ok(Some((rendered, _))) => {
+                p.config_secret_text(
+                    format!("{name}-config"),
+                    rendered.text,
+                    rendered.rejections,
+                    Some(cache.gzip_cache()),
+                );
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let msg = format!("Secret {name}-config: {e}");
+                p.rejections
+                    .push(Rejection::new(p.agent.clone(), None, msg));
+            }
+        },
+    }
+    p.config_secret(format!("{name}-logs-config"), config::logs::render(h));
+    p.config_secret(
+        format!("{name}-integrations-deploy-config"),
+        config::integrations::render(h, false),
+    );
+    p.config_secret(
+        format!("{name}-integrations-ds-config"),
+        config::integrations::render(h, true),
+    );
+
+    let configs_present: Vec<String> = p.configs.iter().map(|c| c.secret_name.clone()).collect();
+    let workloads = workloads::plan(h, opts, &configs_present);
+    p.rejections.extend(workloads.rejections);
+    p.objects.extend(workloads.objects);
+    p.objects.sort_by_key(|o| apply_order(o, name));
+
+    p.rejections.sort();
+    p.rejections.dedup();
+    let status = status_summary(h, &p.rejections);
+    Plan {
+        agent,
+        objects: p.objects,
+        configs: p.configs,
+        rejections: p.rejections,
+        status,
+    }
+}
+
+/// Upstream's actor order (spec 3.1): assets, metrics config, Service, StatefulSets, logs
+/// config, logs DaemonSet, integrations configs, then their workloads.
+fn apply_order(o: &DesiredObject, agent: &str) -> (u8, String) {
+    let n = o.name();
+    let rank = match (o, n.strip_prefix(agent).unwrap_or(n)) {
+        (DesiredObject::Secret(_), "-secrets") => 0,
+        (DesiredObject::Secret(_), "-config") => 1,
+        (DesiredObject::Service(_), _) => 2,
+        (DesiredObject::StatefulSet(_), _) => 3,
+        (DesiredObject::Secret(_), "-logs-config") => 4,
+        (DesiredObject::DaemonSet(_), "-logs") => 5,
+        (DesiredObject::Secret(_), "-integrations-deploy-config") => 6,
+        (DesiredObject::Secret(_), "-integrations-ds-config") => 7,
+        (DesiredObject::Deployment(_), _) => 8,
+        (DesiredObject::DaemonSet(_), _) => 9,
+        (DesiredObject::Secret(_), _) => 10,
+    };
+    (rank, n.to_owned())
+}
+
+fn status_summary(h: &Hierarchy, rejections: &[Rejection]) -> GrafanaAgentStatus {
+    let count = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    let metrics = h.agent.spec.metrics.as_ref();
+    GrafanaAgentStatus {
+        observed_generation: h.agent.metadata.generation,
+        conditions: Vec::new(),
+        metrics_instances: count(h.metrics.len()),
+        logs_instances: count(h.logs.len()),
+        integrations: count(h.integrations.len()),
+        service_monitors: count(h.metrics.iter().map(|m| m.service_monitors.len()).sum()),
+        pod_monitors: count(h.metrics.iter().map(|m| m.pod_monitors.len()).sum()),
+        probes: count(h.metrics.iter().map(|m| m.probes.len()).sum()),
+        pod_logs: count(h.logs.iter().map(|l| l.pod_logs.len()).sum()),
+        rejected: count(rejections.len()),
+        shards: if h.metrics.is_empty() {
+            0
+        } else {
+            workloads::effective_shards(metrics)
+        },
+        replicas: if h.metrics.is_empty() {
+            0
+        } else {
+            workloads::effective_replicas(metrics)
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Loader;
+
+    /// `len` bytes of text gzip can hardly shrink (a fixed pseudo-random sequence).
+    fn incompressible(len: usize) -> String {
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(
+                    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                        [(state % 62) as usize],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_small_config_is_stored_as_written() {
+        let text = "server: {}\n";
+        assert_eq!(
+            config_secret_data("a-config", text).as_deref(),
+            Ok(text.as_bytes())
+        );
+    }
+
+    #[test]
+    fn a_large_config_is_stored_gzip_compressed_when_that_fits() {
+        let text = "- job_name: x\n".repeat(200_000);
+        assert!(text.len() > SECRET_SIZE_LIMIT);
+        let bytes = config_secret_data("a-config", &text).expect("fits once compressed");
+        assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
+        assert!(bytes.len() < SECRET_SIZE_LIMIT);
+    }
+
+    #[test]
+    fn a_config_above_the_secret_size_limit_even_compressed_is_refused_with_the_sizes() {
+        let text = incompressible(SECRET_SIZE_LIMIT * 3 / 2);
+        let message = config_secret_data("a-config", &text).expect_err("too large");
+        assert!(
+            message.starts_with("config Secret a-config would hold "),
+            "{message}"
+        );
+        assert!(
+            message.contains("bytes gzip-compressed (agent.yml is 1572864 bytes)"),
+            "{message}"
+        );
+        assert!(
+            message.contains("above the 1048576-byte limit of a Secret"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_agent_whose_metrics_config_is_too_large_is_reported_and_gets_no_config_secret() {
+        let mut loader = Loader::new();
+        loader.add_source(
+            "test.yaml",
+            "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec: {}\n",
+        );
+        let snapshot = loader.finish().snapshot;
+        let discovery = crate::discover(&snapshot.agents[0], &snapshot);
+        let oversized = RenderedText {
+            text: incompressible(SECRET_SIZE_LIMIT * 2),
+            rejections: Vec::new(),
+        };
+        let p = plan_with_metrics(
+            &discovery,
+            &PlanOptions::default(),
+            MetricsConfig::Rendered(Some(oversized)),
+        );
+        let names: Vec<&str> = p.objects.iter().map(DesiredObject::name).collect();
+        assert!(!names.contains(&"big-config"), "{names:?}");
+        assert!(names.contains(&"big-secrets"), "{names:?}");
+        let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("GrafanaAgent monitoring/big")
+                    && m.contains("config Secret big-config would hold")),
+            "{messages:#?}"
+        );
+        assert_eq!(p.status.rejected, 1);
+
+        // The same agent with a config that fits gets its Secret.
+        let p = plan(&discovery, &PlanOptions::default());
+        assert!(p.objects.iter().any(|o| o.name() == "big-config"));
+    }
+
+    #[test]
+    fn assets_up_to_the_secret_size_limit_are_stored_and_one_byte_more_is_refused() {
+        let half = SECRET_SIZE_LIMIT / 2;
+        let data = BTreeMap::from([
+            ("_secrets_a_s_k".to_owned(), vec![b'a'; half - 1]),
+            (
+                "_secrets_a_s_l".to_owned(),
+                vec![b'b'; SECRET_SIZE_LIMIT - half + 1],
+            ),
+        ]);
+        assert_eq!(
+            assets_secret_data("a-secrets", data.clone()).as_ref(),
+            Ok(&data)
+        );
+        let mut over = data;
+        over.insert("_configMaps_a_c_x".to_owned(), vec![b'c']);
+        let message = assets_secret_data("a-secrets", over).expect_err("one byte too many");
+        assert_eq!(
+            message,
+            "assets Secret a-secrets would hold 1048577 bytes in 3 keys (the largest, _secrets_a_s_l, is 524289 bytes), above the 1048576-byte limit of a Secret; refer to fewer or smaller Secret and ConfigMap keys from this agent's instances and monitors"
+        );
+    }
+
+    /// Each referenced value fits a Secret on its own, but together they do not: the agent is
+    /// reported naming the assets Secret and its size, and no invalid Secret is planned; the
+    /// rest of the plan (config Secret, workloads) is unaffected, as for a config Secret.
+    #[test]
+    fn an_agent_whose_assets_exceed_the_secret_size_limit_is_reported_and_gets_no_assets_secret() {
+        let input = |value_len: usize| {
+            let value = "x".repeat(value_len);
+            format!(
+                "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {{name: big, namespace: monitoring}}\nspec:\n  metrics:\n    instanceSelector: {{}}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {{name: primary, namespace: monitoring}}\nspec:\n  remoteWrite:\n  - url: https://remote/push\n    tlsConfig:\n      ca: {{configMap: {{name: tls, key: ca.crt}}}}\n      cert: {{secret: {{name: tls, key: tls.crt}}}}\n      keySecret: {{name: tls, key: tls.key}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: tls, namespace: monitoring}}\ndata: {{ca.crt: {value}}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: tls, namespace: monitoring}}\nstringData: {{tls.crt: {value}, tls.key: k}}\n"
+            )
+        };
+        let plan_of = |text: &str| {
+            let mut loader = Loader::new();
+            loader.add_source("test.yaml", text);
+            let loaded = loader.finish();
+            assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+            let snapshot = loaded.snapshot;
+            plan(
+                &crate::discover(&snapshot.agents[0], &snapshot),
+                &PlanOptions::default(),
+            )
+        };
+
+        let p = plan_of(&input(SECRET_SIZE_LIMIT * 3 / 4));
+        let names: Vec<&str> = p.objects.iter().map(DesiredObject::name).collect();
+        assert!(!names.contains(&"big-secrets"), "{names:?}");
+        assert!(names.contains(&"big-config"), "{names:?}");
+        assert!(names.contains(&"big"), "the StatefulSet: {names:?}");
+        let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "GrafanaAgent monitoring/big: assets Secret big-secrets would hold 1572865 bytes in 3 keys (the largest, _configMaps_monitoring_tls_ca_crt, is 786432 bytes), above the 1048576-byte limit of a Secret; refer to fewer or smaller Secret and ConfigMap keys from this agent's instances and monitors"
+            ]
+        );
+        assert_eq!(p.status.rejected, 1);
+
+        // The same references with values that fit together give the Secret.
+        let p = plan_of(&input(SECRET_SIZE_LIMIT / 4));
+        assert!(p.rejections.is_empty(), "{:?}", p.rejections);
+        let assets = p
+            .objects
+            .iter()
+            .find_map(|o| match o {
+                DesiredObject::Secret(s) if o.name() == "big-secrets" => Some(s),
+                _ => None,
+            })
+            .expect("the assets Secret");
+        let sizes: Vec<usize> = assets
+            .data
+            .iter()
+            .flatten()
+            .map(|(_, v)| v.0.len())
+            .collect();
+        assert_eq!(sizes, [SECRET_SIZE_LIMIT / 4, SECRET_SIZE_LIMIT / 4, 1]);
+    }
+}

@@ -1,0 +1,218 @@
+//! Every Secret/ConfigMap key an object refers to (spec 2.4), with the field that holds it.
+//! References resolve in the namespace of the object that holds them.
+
+use api::grafana_agent::GrafanaAgent;
+use api::logs_instance::LogsClientSpec;
+use api::metrics_instance::RemoteWriteSpec;
+use api::monitors::ScrapeEndpoint;
+use api::prometheus::{ApiServerConfig, BasicAuth, OAuth2, SafeAuthorization, SafeTlsConfig};
+use api::{Integration, LogsInstance, MetricsInstance, PodMonitor, Probe, ServiceMonitor};
+
+use crate::assets::AssetKey;
+
+/// One reference: where it is written and what it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub field: String,
+    pub key: AssetKey,
+}
+
+struct Collector<'a> {
+    namespace: &'a str,
+    found: Vec<Reference>,
+}
+
+impl Collector<'_> {
+    fn push(&mut self, field: String, key: Option<AssetKey>) {
+        if let Some(key) = key {
+            self.found.push(Reference { field, key });
+        }
+    }
+
+    fn secret(&mut self, field: String, sel: Option<&api::selectors::SecretKeySelector>) {
+        let key = sel.map(|s| AssetKey::secret(self.namespace, s));
+        self.push(field, key);
+    }
+
+    fn basic_auth(&mut self, field: &str, auth: Option<&BasicAuth>) {
+        if let Some(auth) = auth {
+            self.secret(format!("{field}.username"), auth.username.as_ref());
+            self.secret(format!("{field}.password"), auth.password.as_ref());
+        }
+    }
+
+    fn oauth2(&mut self, field: &str, oauth2: Option<&OAuth2>) {
+        if let Some(o) = oauth2 {
+            let id = AssetKey::secret_or_config_map(self.namespace, &o.client_id);
+            self.push(format!("{field}.clientId"), id);
+            self.secret(format!("{field}.clientSecret"), Some(&o.client_secret));
+        }
+    }
+
+    fn tls(&mut self, field: &str, tls: Option<&SafeTlsConfig>) {
+        if let Some(t) = tls {
+            for (name, sel) in [("ca", &t.ca), ("cert", &t.cert)] {
+                let key = sel
+                    .as_ref()
+                    .and_then(|s| AssetKey::secret_or_config_map(self.namespace, s));
+                self.push(format!("{field}.{name}"), key);
+            }
+            self.secret(format!("{field}.keySecret"), t.key_secret.as_ref());
+        }
+    }
+
+    fn authorization(&mut self, field: &str, auth: Option<&SafeAuthorization>) {
+        if let Some(a) = auth {
+            self.secret(format!("{field}.credentials"), a.credentials.as_ref());
+        }
+    }
+
+    fn api_server(&mut self, field: &str, api: Option<&ApiServerConfig>) {
+        if let Some(api) = api {
+            self.basic_auth(&format!("{field}.basicAuth"), api.basic_auth.as_ref());
+            self.tls(
+                &format!("{field}.tlsConfig"),
+                api.tls_config.as_ref().map(|t| &t.safe),
+            );
+            self.authorization(
+                &format!("{field}.authorization"),
+                api.authorization.as_ref().map(|a| &a.safe),
+            );
+        }
+    }
+
+    fn remote_writes(&mut self, field: &str, rws: &[RemoteWriteSpec]) {
+        for (i, rw) in rws.iter().enumerate() {
+            let f = format!("{field}[{i}]");
+            self.basic_auth(&format!("{f}.basicAuth"), rw.basic_auth.as_ref());
+            self.oauth2(&format!("{f}.oauth2"), rw.oauth2.as_ref());
+            if let Some(s) = &rw.sigv4 {
+                self.secret(format!("{f}.sigv4.accessKey"), s.access_key.as_ref());
+                self.secret(format!("{f}.sigv4.secretKey"), s.secret_key.as_ref());
+            }
+            self.tls(
+                &format!("{f}.tlsConfig"),
+                rw.tls_config.as_ref().map(|t| &t.safe),
+            );
+        }
+    }
+
+    fn logs_clients(&mut self, field: &str, clients: &[LogsClientSpec]) {
+        for (i, c) in clients.iter().enumerate() {
+            let f = format!("{field}[{i}]");
+            self.basic_auth(&format!("{f}.basicAuth"), c.basic_auth.as_ref());
+            self.oauth2(&format!("{f}.oauth2"), c.oauth2.as_ref());
+            self.tls(
+                &format!("{f}.tlsConfig"),
+                c.tls_config.as_ref().map(|t| &t.safe),
+            );
+        }
+    }
+
+    fn endpoint(&mut self, f: &str, e: &ScrapeEndpoint, tls: Option<&SafeTlsConfig>) {
+        self.secret(
+            format!("{f}.bearerTokenSecret"),
+            e.bearer_token_secret.as_ref(),
+        );
+        self.basic_auth(&format!("{f}.basicAuth"), e.basic_auth.as_ref());
+        self.tls(&format!("{f}.tlsConfig"), tls);
+        self.oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
+        self.authorization(&format!("{f}.authorization"), e.authorization.as_ref());
+    }
+}
+
+fn collect(namespace: &str, f: impl FnOnce(&mut Collector<'_>)) -> Vec<Reference> {
+    let mut c = Collector {
+        namespace,
+        found: Vec::new(),
+    };
+    f(&mut c);
+    c.found
+}
+
+fn ns<T: crate::object_ref::kube_like::HasMeta>(o: &T) -> String {
+    o.meta().namespace.clone().unwrap_or_default()
+}
+
+pub fn of_agent(agent: &GrafanaAgent) -> Vec<Reference> {
+    let spec = &agent.spec;
+    collect(&ns(agent), |c| {
+        c.api_server("spec.apiServer", spec.api_server.as_ref());
+        if let Some(m) = &spec.metrics {
+            c.remote_writes("spec.metrics.remoteWrite", &m.remote_write);
+        }
+        if let Some(l) = &spec.logs {
+            c.logs_clients("spec.logs.clients", &l.clients);
+        }
+    })
+}
+
+pub fn of_metrics_instance(mi: &MetricsInstance) -> Vec<Reference> {
+    collect(&ns(mi), |c| {
+        c.remote_writes("spec.remoteWrite", &mi.spec.remote_write);
+        c.secret(
+            "spec.additionalScrapeConfigs".into(),
+            mi.spec.additional_scrape_configs.as_ref(),
+        );
+    })
+}
+
+pub fn of_logs_instance(li: &LogsInstance) -> Vec<Reference> {
+    collect(&ns(li), |c| {
+        c.logs_clients("spec.clients", &li.spec.clients);
+        c.secret(
+            "spec.additionalScrapeConfigs".into(),
+            li.spec.additional_scrape_configs.as_ref(),
+        );
+    })
+}
+
+pub fn of_service_monitor(sm: &ServiceMonitor) -> Vec<Reference> {
+    collect(&ns(sm), |c| {
+        for (i, e) in sm.spec.endpoints.iter().enumerate() {
+            let tls = e.tls_config.as_ref().map(|t| &t.safe);
+            c.endpoint(&format!("spec.endpoints[{i}]"), &e.common, tls);
+        }
+    })
+}
+
+pub fn of_pod_monitor(pm: &PodMonitor) -> Vec<Reference> {
+    collect(&ns(pm), |c| {
+        for (i, e) in pm.spec.pod_metrics_endpoints.iter().enumerate() {
+            c.endpoint(
+                &format!("spec.podMetricsEndpoints[{i}]"),
+                &e.common,
+                e.tls_config.as_ref(),
+            );
+        }
+    })
+}
+
+pub fn of_probe(p: &Probe) -> Vec<Reference> {
+    let s = &p.spec;
+    collect(&ns(p), |c| {
+        c.secret(
+            "spec.bearerTokenSecret".into(),
+            s.bearer_token_secret.as_ref(),
+        );
+        c.basic_auth("spec.basicAuth", s.basic_auth.as_ref());
+        c.tls("spec.tlsConfig", s.tls_config.as_ref());
+        c.oauth2("spec.oauth2", s.oauth2.as_ref());
+        c.authorization("spec.authorization", s.authorization.as_ref());
+    })
+}
+
+pub fn of_integration(i: &Integration) -> Vec<Reference> {
+    let namespace = ns(i);
+    collect(&namespace, |c| {
+        for (n, s) in i.spec.secrets.iter().enumerate() {
+            c.secret(format!("spec.secrets[{n}]"), Some(s));
+        }
+        for (n, cm) in i.spec.config_maps.iter().enumerate() {
+            c.push(
+                format!("spec.configMaps[{n}]"),
+                Some(AssetKey::config_map(&namespace, cm)),
+            );
+        }
+    })
+}

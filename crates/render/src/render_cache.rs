@@ -1,0 +1,850 @@
+//! Re-rendering the metrics agent.yml after a small change without redoing the rest.
+//!
+//! Each monitor's scrape jobs are a pure function of the monitor and its [`ScrapeContext`]
+//! (see [`crate::config::metrics`]). [`MetricsConfigCache`] keeps, per monitor, its jobs
+//! already written as YAML, and reassembles the config text from those parts around a freshly
+//! rendered frame (server, global, remote_write, instance settings). After one edited
+//! ServiceMonitor, only that monitor is rendered again; the others cost a map lookup and a
+//! copy of their text.
+//!
+//! A cached part is reused when all of these are unchanged:
+//! * the monitor (kind, namespace, name) and its `metadata.resourceVersion` (the API server
+//!   changes it on every write; objects without one, as in files, are compared by a hash of
+//!   their content instead);
+//! * the context: every [`ScrapeContext`] field (agent settings, shards, API server access);
+//! * the resolved Secret/ConfigMap values of the monitor's namespace (monitors read their
+//!   references in their own namespace only), so editing a Secret re-renders the monitors
+//!   of that namespace alone.
+//!
+//! The text is byte-for-byte what `yaml::to_string` gives for [`metrics::render`], and the
+//! rejections are the same (as a set: [`crate::plan`] sorts them). Instances with
+//! `additionalScrapeConfigs` are checked against the generated job names, so an agent that
+//! has any is rendered in full, without the cache.
+//!
+//! One cache serves one GrafanaAgent: keep one per agent.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::assets::Assets;
+use crate::config::metrics::{
+    self, InstanceConfig, ScrapeConfigEntry, ScrapeContext, SectionOptions,
+};
+use crate::config::{AgentConfig, ServerConfig};
+use crate::discover::Hierarchy;
+use crate::gzip::GzipCache;
+use crate::object_ref::kube_like::HasMeta;
+use crate::object_ref::{Kind, ObjectRef};
+use crate::rejection::Rejection;
+use crate::yaml::{self, YamlError};
+
+/// A rendered metrics agent.yml and what rendering it left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedText {
+    pub text: String,
+    pub rejections: Vec<Rejection>,
+}
+
+/// What one [`MetricsConfigCache::render`] reused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Monitors whose jobs came from the cache.
+    pub hits: usize,
+    /// Monitors rendered (new, changed, or their context or Secrets changed).
+    pub misses: usize,
+    /// Cached monitors dropped because they are no longer selected.
+    pub evicted: usize,
+    /// The agent was rendered without the cache (see the module documentation).
+    pub bypassed: bool,
+}
+
+/// One monitor's part: its jobs as YAML sequence items, or why it was left out.
+#[derive(Debug, Clone)]
+struct Part {
+    version: Version,
+    /// Hash of the context and of the monitor namespace's resolved values.
+    context: u64,
+    output: Arc<Result<String, Rejection>>,
+    /// The render that last used it, to evict parts of monitors no longer selected.
+    seen: u64,
+}
+
+/// What identifies one version of a monitor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Version {
+    ResourceVersion(String),
+    ContentHash(u64),
+}
+
+/// Per-monitor rendered jobs of one GrafanaAgent's metrics config.
+#[derive(Debug, Default)]
+pub struct MetricsConfigCache {
+    parts: HashMap<ObjectRef, Part>,
+    renders: u64,
+    /// The indentation of scrape_configs items in the frame; parts are written for it.
+    item_indent: Option<usize>,
+    /// False for a one-off render: parts are not kept.
+    forget: bool,
+    /// The compressed segments of the last config text, for [`crate::plan`].
+    gzip: GzipCache,
+}
+
+/// Marks where an instance's jobs go in the frame; control characters never occur in
+/// rendered output unescaped, so the marker cannot collide with real content.
+const SLOT_MARKER: &str = "\u{1}scrape-configs-slot-";
+/// [`SLOT_MARKER`] as the emitter writes it, inside double quotes.
+const SLOT_MARKER_ESCAPED: &str = "\\u0001scrape-configs-slot-";
+
+/// The metrics agent.yml of `h` rendered monitor by monitor, without keeping anything:
+/// what [`crate::plan::plan`] uses. The same text as `yaml::to_string` of
+/// [`metrics::render`], without ever holding the whole typed document, which for 10k
+/// ServiceMonitors is larger than its 50 MB of text.
+pub fn render_metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, YamlError> {
+    let mut once = MetricsConfigCache {
+        forget: true,
+        ..MetricsConfigCache::default()
+    };
+    Ok(once.render(h)?.map(|(text, _)| text))
+}
+
+impl MetricsConfigCache {
+    pub fn new() -> Self {
+        MetricsConfigCache::default()
+    }
+
+    /// The compressor that keeps the previous config's compressed segments.
+    pub fn gzip_cache(&mut self) -> &mut GzipCache {
+        &mut self.gzip
+    }
+
+    /// How many monitors have a cached part.
+    pub fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// The metrics agent.yml of `h` (`None` when the agent has no MetricsInstance), reusing
+    /// every part whose inputs did not change.
+    pub fn render(
+        &mut self,
+        h: &Hierarchy,
+    ) -> Result<Option<(RenderedText, CacheStats)>, YamlError> {
+        if h.metrics.is_empty() {
+            return Ok(None);
+        }
+        let uses_additional = h
+            .metrics
+            .iter()
+            .any(|node| node.instance.spec.additional_scrape_configs.is_some());
+        if uses_additional {
+            let Some(rendered) = metrics::render(h) else {
+                return Ok(None);
+            };
+            let text = yaml::to_string(&rendered.config)?;
+            let stats = CacheStats {
+                bypassed: true,
+                ..CacheStats::default()
+            };
+            let rejections = rendered.rejections;
+            return Ok(Some((RenderedText { text, rejections }, stats)));
+        }
+
+        self.renders += 1;
+        let mut rejections = Vec::new();
+        let options = SectionOptions {
+            include_monitors: false,
+            ..SectionOptions::METRICS
+        };
+        let mut section = metrics::section(h, options, &mut rejections);
+        let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
+        let context_hash = context_hash(&ctx);
+        let namespace_hashes = namespace_hashes(&h.assets);
+
+        // The frame tells the indentation parts are written at; it is fixed by the shape of
+        // agent.yml, so it is found once.
+        let indent = match self.item_indent {
+            Some(i) => i,
+            None => {
+                let i = frame_item_indent(h)?;
+                self.item_indent = Some(i);
+                i
+            }
+        };
+
+        // Look every monitor up; those not in the cache (or changed) are rendered afterwards,
+        // on every core: each is a pure function of the monitor and the context.
+        let mut stats = CacheStats::default();
+        let mut slots: Vec<Vec<Slot>> = Vec::new();
+        let mut misses: Vec<Miss<'_>> = Vec::new();
+        let mut instance_slots = Vec::new();
+        for config in &section.configs {
+            let Some(node) = h.metrics.iter().find(|n| {
+                ObjectRef::of(Kind::MetricsInstance, n.instance.as_ref()).key() == config.name
+            }) else {
+                instance_slots.push(None);
+                continue;
+            };
+            let monitors = node
+                .service_monitors
+                .iter()
+                .map(|m| Monitor::Service(m.as_ref()))
+                .chain(node.pod_monitors.iter().map(|m| Monitor::Pod(m.as_ref())))
+                .chain(node.probes.iter().map(|m| Monitor::Probe(m.as_ref())));
+            let mut parts = Vec::new();
+            for monitor in monitors {
+                let (object, version) = monitor.identity()?;
+                let context = {
+                    let mut hasher = DefaultHasher::new();
+                    context_hash.hash(&mut hasher);
+                    namespace_hashes
+                        .get(object.namespace.as_str())
+                        .hash(&mut hasher);
+                    hasher.finish()
+                };
+                let renders = self.renders;
+                match self.parts.get_mut(&object) {
+                    Some(part) if part.version == version && part.context == context => {
+                        part.seen = renders;
+                        stats.hits += 1;
+                        parts.push(Slot::Ready(part.output.clone()));
+                    }
+                    _ => {
+                        stats.misses += 1;
+                        parts.push(Slot::Miss(misses.len()));
+                        misses.push(Miss {
+                            monitor,
+                            object,
+                            version,
+                            context,
+                        });
+                    }
+                }
+            }
+            instance_slots.push(Some(slots.len()));
+            slots.push(parts);
+        }
+
+        let rendered = parallel_map(&misses, |miss| miss.monitor.part(&ctx, indent));
+        let mut outputs = Vec::with_capacity(rendered.len());
+        for (miss, output) in misses.into_iter().zip(rendered) {
+            let output = Arc::new(output?);
+            if !self.forget {
+                self.parts.insert(
+                    miss.object,
+                    Part {
+                        version: miss.version,
+                        context: miss.context,
+                        output: output.clone(),
+                        seen: self.renders,
+                    },
+                );
+            }
+            outputs.push(Some(output));
+        }
+        let slots: Vec<Vec<Arc<Result<String, Rejection>>>> = slots
+            .into_iter()
+            .map(|parts| {
+                parts
+                    .into_iter()
+                    .filter_map(|slot| match slot {
+                        Slot::Ready(output) => Some(output),
+                        Slot::Miss(i) => outputs.get_mut(i).and_then(Option::take),
+                    })
+                    .collect()
+            })
+            .collect();
+        for (config, slot) in section.configs.iter_mut().zip(instance_slots) {
+            let Some(slot) = slot else { continue };
+            let has_jobs = slots[slot]
+                .iter()
+                .any(|p| p.as_ref().as_ref().is_ok_and(|t| !t.is_empty()));
+            if has_jobs {
+                config.scrape_configs = vec![ScrapeConfigEntry::Verbatim(Value::String(format!(
+                    "{SLOT_MARKER}{slot}"
+                )))];
+            }
+        }
+
+        let renders = self.renders;
+        let before = self.parts.len();
+        self.parts.retain(|_, part| part.seen == renders);
+        stats.evicted = before - self.parts.len();
+
+        let frame = yaml::to_string(&AgentConfig {
+            server: ServerConfig::of(&h.agent),
+            metrics: Some(section),
+            ..Default::default()
+        })?;
+        for part in slots.iter().flatten() {
+            if let Err(r) = part.as_ref() {
+                rejections.push(r.clone());
+            }
+        }
+        let text = if self.forget {
+            assemble_freeing(&frame, slots)
+        } else {
+            let mut pieces: Vec<&str> = Vec::new();
+            for line in frame.split_inclusive('\n') {
+                match slot_of(line) {
+                    Some(slot) => pieces.extend(
+                        slots
+                            .get(slot)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|part| part.as_ref().as_ref().ok())
+                            .map(String::as_str),
+                    ),
+                    None => pieces.push(line),
+                }
+            }
+            concat_on_every_core(&pieces)
+        };
+        Ok(Some((RenderedText { text, rejections }, stats)))
+    }
+}
+
+/// The frame with every slot replaced by its parts, each part freed as soon as it is copied
+/// (a one-off render keeps nothing, and its peak memory is then the text and the parts not
+/// yet copied, not both in full).
+fn assemble_freeing(frame: &str, mut slots: Vec<Vec<Arc<Result<String, Rejection>>>>) -> String {
+    let parts_len: usize = slots
+        .iter()
+        .flatten()
+        .map(|p| p.as_ref().as_ref().map_or(0, String::len))
+        .sum();
+    let mut text = String::with_capacity(frame.len() + parts_len);
+    for line in frame.split_inclusive('\n') {
+        match slot_of(line) {
+            Some(slot) => {
+                for part in slots
+                    .get_mut(slot)
+                    .map(std::mem::take)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Ok(jobs) = part.as_ref() {
+                        text.push_str(jobs);
+                    }
+                }
+            }
+            None => text.push_str(line),
+        }
+    }
+    text
+}
+
+/// Texts below this are concatenated on the calling thread.
+const PARALLEL_CONCAT_BYTES: usize = 4 * 1024 * 1024;
+
+/// `pieces` concatenated, the copying (and the page faults of a fresh buffer of tens of MB,
+/// which cost more than the copy) shared between every core.
+fn concat_on_every_core(pieces: &[&str]) -> String {
+    let total: usize = pieces.iter().map(|p| p.len()).sum();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads == 1 || total < PARALLEL_CONCAT_BYTES {
+        return pieces.concat();
+    }
+    // Zeroed memory comes straight from the kernel, untouched: the workers fault it in.
+    let mut bytes = vec![0u8; total];
+    std::thread::scope(|scope| {
+        let mut rest: &mut [u8] = &mut bytes;
+        let mut pieces = pieces;
+        for worker in 0..threads {
+            let share = if worker + 1 == threads {
+                pieces.len()
+            } else {
+                let goal = total / threads;
+                let mut sum = 0;
+                pieces
+                    .iter()
+                    .take_while(|p| {
+                        sum += p.len();
+                        sum <= goal
+                    })
+                    .count()
+            };
+            let (run, later) = pieces.split_at(share);
+            let run_len: usize = run.iter().map(|p| p.len()).sum();
+            let (out, tail) = std::mem::take(&mut rest).split_at_mut(run_len);
+            rest = tail;
+            pieces = later;
+            scope.spawn(move || {
+                let mut at = 0;
+                for piece in run {
+                    out[at..at + piece.len()].copy_from_slice(piece.as_bytes());
+                    at += piece.len();
+                }
+            });
+        }
+    });
+    // Whole strings laid end to end are UTF-8; the check is the price of no `unsafe`.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// One monitor of any kind, to render its part.
+#[derive(Clone, Copy)]
+enum Monitor<'h> {
+    Service(&'h api::ServiceMonitor),
+    Pod(&'h api::PodMonitor),
+    Probe(&'h api::Probe),
+}
+
+impl Monitor<'_> {
+    fn identity(&self) -> Result<(ObjectRef, Version), YamlError> {
+        Ok(match self {
+            Monitor::Service(m) => (ObjectRef::of(Kind::ServiceMonitor, *m), version_of(*m)?),
+            Monitor::Pod(m) => (ObjectRef::of(Kind::PodMonitor, *m), version_of(*m)?),
+            Monitor::Probe(m) => (ObjectRef::of(Kind::Probe, *m), version_of(*m)?),
+        })
+    }
+
+    /// Its jobs as YAML sequence items at `indent`, or why it is left out.
+    fn part(
+        &self,
+        ctx: &ScrapeContext<'_>,
+        indent: usize,
+    ) -> Result<Result<String, Rejection>, YamlError> {
+        let jobs = match self {
+            Monitor::Service(m) => metrics::service_monitor_jobs(ctx, m),
+            Monitor::Pod(m) => metrics::pod_monitor_jobs(ctx, m),
+            Monitor::Probe(m) => metrics::probe_job(ctx, m).map(|j| vec![j]),
+        };
+        let list = match jobs {
+            Ok(list) => list,
+            Err(r) => return Ok(Err(r)),
+        };
+        let mut text = String::new();
+        for job in &list {
+            yaml::write_sequence_item_of(&mut text, job, indent)?;
+        }
+        Ok(Ok(text))
+    }
+}
+
+/// A monitor to render: what it is and what its part will be cached under.
+struct Miss<'h> {
+    monitor: Monitor<'h>,
+    object: ObjectRef,
+    version: Version,
+    context: u64,
+}
+
+/// A monitor's place in its instance's list of parts.
+enum Slot {
+    Ready(Arc<Result<String, Rejection>>),
+    /// Index into the monitors rendered in this call.
+    Miss(usize),
+}
+
+/// Fewer items than this are mapped on the calling thread.
+const PARALLEL_THRESHOLD: usize = 64;
+
+/// `f` of every item, in order, on up to every core.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len().div_ceil(PARALLEL_THRESHOLD))
+        .max(1);
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let per_thread = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(per_thread)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+fn version_of<M: HasMeta + Serialize>(monitor: &M) -> Result<Version, YamlError> {
+    match monitor.meta().resource_version.as_deref() {
+        Some(rv) if !rv.is_empty() => Ok(Version::ResourceVersion(rv.to_owned())),
+        _ => {
+            let mut hasher = DefaultHasher::new();
+            serde_json::to_vec(monitor)
+                .map_err(YamlError::from)?
+                .hash(&mut hasher);
+            Ok(Version::ContentHash(hasher.finish()))
+        }
+    }
+}
+
+/// Every field of the context except the asset store (hashed per namespace instead). The
+/// Debug form covers fields added later too, so a new setting cannot be forgotten here.
+fn context_hash(ctx: &ScrapeContext<'_>) -> u64 {
+    let no_assets = Assets::default();
+    let without_assets = ScrapeContext {
+        assets: &no_assets,
+        ..ctx.clone()
+    };
+    let mut hasher = DefaultHasher::new();
+    format!("{without_assets:?}").hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A hash of everything monitors of each namespace can read from the asset store: each
+/// referenced key, its value or the error it resolved to, and its file path.
+fn namespace_hashes(assets: &Assets) -> HashMap<&str, u64> {
+    let mut per_namespace: BTreeMap<&str, DefaultHasher> = BTreeMap::new();
+    for key in assets.keys() {
+        let hasher = per_namespace.entry(key.namespace.as_str()).or_default();
+        key.hash(hasher);
+        format!("{:?}{:?}", assets.value(key), assets.path(key)).hash(hasher);
+    }
+    per_namespace
+        .into_iter()
+        .map(|(ns, h)| (ns, h.finish()))
+        .collect()
+}
+
+/// The slot number when `line` is a slot marker line.
+fn slot_of(line: &str) -> Option<usize> {
+    let rest = line.trim_start().strip_prefix("- \"")?;
+    let rest = rest.strip_prefix(SLOT_MARKER_ESCAPED)?;
+    rest.strip_suffix("\"\n")?.parse().ok()
+}
+
+/// The indentation at which the emitter writes scrape_configs items in an agent.yml.
+fn frame_item_indent(h: &Hierarchy) -> Result<usize, YamlError> {
+    let probe = AgentConfig {
+        server: ServerConfig::of(&h.agent),
+        metrics: Some(metrics::MetricsSection {
+            configs: vec![InstanceConfig {
+                name: "x".to_owned(),
+                scrape_configs: vec![ScrapeConfigEntry::Verbatim(Value::String(format!(
+                    "{SLOT_MARKER}0"
+                )))],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let text = yaml::to_string(&probe)?;
+    Ok(text
+        .lines()
+        .find(|l| slot_of(&format!("{l}\n")).is_some())
+        .map_or(0, |l| l.len() - l.trim_start().len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Loader;
+    use crate::snapshot::Snapshot;
+
+    const BASE: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: monitoring}
+spec:
+  metrics:
+    instanceSelector: {matchLabels: {agent: agent}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: monitoring, labels: {agent: agent}}
+spec:
+  remoteWrite:
+  - url: https://mimir.example.com/api/v1/push
+  serviceMonitorNamespaceSelector: {}
+  serviceMonitorSelector: {}
+  podMonitorNamespaceSelector: {}
+  podMonitorSelector: {}
+  probeNamespaceSelector: {}
+  probeSelector: {}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: auth, namespace: a}
+stringData: {user: alice, password: one}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: auth, namespace: b}
+stringData: {user: bob, password: two}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: pods, namespace: b, resourceVersion: "1"}
+spec:
+  selector: {matchLabels: {app: pods}}
+  podMetricsEndpoints:
+  - port: metrics
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: site, namespace: a, resourceVersion: "1"}
+spec:
+  module: http_2xx
+  prober: {url: blackbox:9115}
+  targets:
+    staticConfig:
+      static: [https://example.com]
+"#;
+
+    fn service_monitor(ns: &str, name: &str, rv: Option<&str>, interval: &str) -> String {
+        let rv = rv
+            .map(|v| format!(", resourceVersion: \"{v}\""))
+            .unwrap_or_default();
+        format!(
+            r#"
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {{name: {name}, namespace: {ns}{rv}}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  endpoints:
+  - port: web
+    interval: {interval}
+  - port: admin
+    basicAuth:
+      username: {{name: auth, key: user}}
+      password: {{name: auth, key: password}}
+"#
+        )
+    }
+
+    /// A ServiceMonitor with a relabeling regex Prometheus refuses: rejected.
+    const BROKEN: &str = r#"
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: broken, namespace: a, resourceVersion: "1"}
+spec:
+  selector: {}
+  endpoints:
+  - port: web
+    relabelings:
+    - action: keep
+      regex: "(unclosed"
+"#;
+
+    fn monitors() -> String {
+        let mut text = String::from(BASE);
+        for (ns, name) in [("a", "one"), ("a", "two"), ("b", "three"), ("b", "four")] {
+            text.push_str(&service_monitor(ns, name, Some("1"), "30s"));
+        }
+        text.push_str(BROKEN);
+        text
+    }
+
+    fn snapshot(text: &str) -> Snapshot {
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", text);
+        let loaded = loader.finish();
+        let errors: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        loaded.snapshot
+    }
+
+    fn hierarchy(text: &str) -> Hierarchy {
+        let s = snapshot(text);
+        crate::discover(&s.agents[0], &s).hierarchy
+    }
+
+    fn full(h: &Hierarchy) -> RenderedText {
+        let rendered = metrics::render(h).expect("metrics config");
+        RenderedText {
+            text: yaml::to_string(&rendered.config).expect("yaml"),
+            rejections: rendered.rejections,
+        }
+    }
+
+    fn cached(cache: &mut MetricsConfigCache, h: &Hierarchy) -> (RenderedText, CacheStats) {
+        cache.render(h).expect("yaml").expect("metrics config")
+    }
+
+    fn assert_same(a: &RenderedText, b: &RenderedText) {
+        pretty_assertions::assert_eq!(a.text, b.text);
+        let sorted = |r: &[Rejection]| {
+            let mut r = r.to_vec();
+            r.sort();
+            r.dedup();
+            r
+        };
+        assert_eq!(sorted(&a.rejections), sorted(&b.rejections));
+    }
+
+    #[test]
+    fn the_cached_render_is_the_full_render() {
+        let h = hierarchy(&monitors());
+        let expected = full(&h);
+        assert!(
+            expected.text.contains("serviceMonitor/b/three/1"),
+            "{}",
+            expected.text
+        );
+        assert!(expected.text.contains("podMonitor/b/pods/0"));
+        assert!(expected.text.contains("probe/a/site"));
+        assert!(
+            expected
+                .rejections
+                .iter()
+                .any(|r| r.to_string().contains("broken")),
+            "{:?}",
+            expected.rejections
+        );
+        let mut cache = MetricsConfigCache::new();
+        let (first, stats) = cached(&mut cache, &h);
+        assert_same(&first, &expected);
+        assert_eq!((stats.hits, stats.misses), (0, 7));
+        let (second, stats) = cached(&mut cache, &h);
+        assert_same(&second, &expected);
+        assert_eq!((stats.hits, stats.misses), (7, 0));
+    }
+
+    #[test]
+    fn after_one_edit_only_the_edited_monitor_is_rendered_again() {
+        let mut cache = MetricsConfigCache::new();
+        cached(&mut cache, &hierarchy(&monitors()));
+        let edited = monitors().replace(
+            &service_monitor("b", "three", Some("1"), "30s"),
+            &service_monitor("b", "three", Some("2"), "15s"),
+        );
+        let h = hierarchy(&edited);
+        let (text, stats) = cached(&mut cache, &h);
+        assert_eq!((stats.hits, stats.misses), (6, 1));
+        assert_same(&text, &full(&h));
+        assert!(
+            text.text.contains("scrape_interval: '15s'"),
+            "{}",
+            text.text
+        );
+    }
+
+    #[test]
+    fn monitors_without_a_resource_version_are_compared_by_content() {
+        let unversioned = |interval: &str| {
+            let mut text = monitors();
+            text.push_str(&service_monitor("a", "plain", None, interval));
+            text
+        };
+        let mut cache = MetricsConfigCache::new();
+        cached(&mut cache, &hierarchy(&unversioned("30s")));
+        let (_, stats) = cached(&mut cache, &hierarchy(&unversioned("30s")));
+        assert_eq!(stats.misses, 0);
+        let h = hierarchy(&unversioned("45s"));
+        let (text, stats) = cached(&mut cache, &h);
+        assert_eq!(stats.misses, 1);
+        assert_same(&text, &full(&h));
+    }
+
+    #[test]
+    fn a_changed_secret_re_renders_the_monitors_of_its_namespace_only() {
+        let mut cache = MetricsConfigCache::new();
+        cached(&mut cache, &hierarchy(&monitors()));
+        let h = hierarchy(&monitors().replace("user: bob", "user: robert"));
+        let (text, stats) = cached(&mut cache, &h);
+        // three, four and the PodMonitor live in namespace b.
+        assert_eq!((stats.hits, stats.misses), (4, 3));
+        assert!(text.text.contains("username: robert"));
+        assert_same(&text, &full(&h));
+    }
+
+    #[test]
+    fn a_changed_agent_setting_re_renders_every_monitor() {
+        let mut cache = MetricsConfigCache::new();
+        cached(&mut cache, &hierarchy(&monitors()));
+        let h = hierarchy(&monitors().replace("  metrics:\n", "  metrics:\n    shards: 3\n"));
+        let (text, stats) = cached(&mut cache, &h);
+        assert_eq!((stats.hits, stats.misses), (0, 7));
+        assert!(text.text.contains("modulus: 3"));
+        assert_same(&text, &full(&h));
+    }
+
+    #[test]
+    fn monitors_no_longer_selected_are_evicted() {
+        let mut cache = MetricsConfigCache::new();
+        cached(&mut cache, &hierarchy(&monitors()));
+        assert_eq!(cache.len(), 7);
+        let h = hierarchy(&monitors().replace(&service_monitor("a", "two", Some("1"), "30s"), ""));
+        let (text, stats) = cached(&mut cache, &h);
+        assert_eq!((stats.misses, stats.evicted), (0, 1));
+        assert_eq!(cache.len(), 6);
+        assert!(!text.text.contains("serviceMonitor/a/two/"));
+        assert_same(&text, &full(&h));
+    }
+
+    #[test]
+    fn an_agent_without_monitors_renders_its_frame_alone() {
+        let h = hierarchy(
+            BASE.split("\n---\napiVersion: v1\nkind: Secret")
+                .next()
+                .unwrap_or(BASE),
+        );
+        let mut cache = MetricsConfigCache::new();
+        let (text, stats) = cached(&mut cache, &h);
+        assert_eq!(stats, CacheStats::default());
+        assert!(!text.text.contains("scrape_configs"));
+        assert_same(&text, &full(&h));
+    }
+
+    #[test]
+    fn agents_with_additional_scrape_configs_are_rendered_without_the_cache() {
+        let text = monitors().replace(
+            "  probeSelector: {}\n",
+            "  probeSelector: {}\n  additionalScrapeConfigs: {name: extra, key: jobs.yaml}\n",
+        ) + "\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: extra, namespace: monitoring}\nstringData:\n  jobs.yaml: \"- job_name: extra\\n  static_configs:\\n  - targets: ['a:1']\\n\"\n";
+        let h = hierarchy(&text);
+        let mut cache = MetricsConfigCache::new();
+        let (rendered, stats) = cached(&mut cache, &h);
+        assert!(stats.bypassed);
+        assert!(
+            rendered.text.contains("job_name: extra"),
+            "{}",
+            rendered.text
+        );
+        assert_same(&rendered, &full(&h));
+    }
+
+    #[test]
+    fn a_one_off_render_is_the_full_render_and_keeps_nothing() {
+        let h = hierarchy(&monitors());
+        let once = render_metrics_text(&h).expect("yaml").expect("config");
+        assert_same(&once, &full(&h));
+    }
+
+    #[test]
+    fn no_metrics_instance_means_no_config() {
+        let h = hierarchy(&BASE.replace("labels: {agent: agent}", "labels: {agent: other}"));
+        assert!(
+            MetricsConfigCache::new()
+                .render(&h)
+                .expect("yaml")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn concatenating_on_every_core_gives_the_pieces_in_order() {
+        // Above the parallel threshold, with pieces of uneven length and multi-byte text.
+        let pieces: Vec<String> = (0..40_000)
+            .map(|i| format!("- job_name: m/ns-{i}/é{}\n", "x".repeat(i % 300)))
+            .collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let expected = refs.concat();
+        assert!(expected.len() > PARALLEL_CONCAT_BYTES);
+        assert_eq!(concat_on_every_core(&refs), expected);
+        assert_eq!(concat_on_every_core(&refs[..3]), refs[..3].concat());
+        assert_eq!(concat_on_every_core(&[]), "");
+    }
+}

@@ -1,0 +1,401 @@
+//! Integrations: the Deployment `<agent>-integrations-deploy` (integrations with
+//! `allNodes: false`) and the DaemonSet `<agent>-integrations-ds` (`allNodes: true`),
+//! spec 3.8.
+//!
+//! Each Integration's volumes and mounts are added with the prefix `<ns>-<name>-`, as
+//! upstream. Upstream adds them unchecked (Q15), so one bad or colliding name breaks the whole
+//! workload. Here an Integration whose volumes cannot be added as they are (an invalid
+//! prefixed name, a name or mount path another contributor already uses, a mount of a volume
+//! it does not define) is rejected on its own: it is left out of the workload, and
+//! [`accepted`] tells the config renderer to leave it out of the config too. An Integration the
+//! config renderer cannot render ([`config::integrations::check`]: a name that is no config
+//! key, a config that is not a map) is rejected here the same way, before its volumes are
+//! looked at: the pods never carry the volumes, mounts or keys of an Integration that is not in
+//! their config, and it takes no name or path from the Integrations after it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use api::Integration;
+use k8s_openapi::api::apps::v1::{
+    DaemonSet, DaemonSetSpec, DaemonSetUpdateStrategy, Deployment, DeploymentSpec,
+    DeploymentStrategy,
+};
+use k8s_openapi::api::core::v1::{KeyToPath, SecretVolumeSource, Volume, VolumeMount};
+
+use super::labels::{self, Labels, TYPE_LABEL, rules};
+use super::pod_template::{self, AgentContext, PodOptions, PodTemplate, Source, Sourced, mount};
+use super::{logs, metrics};
+use crate::assets::AssetKey;
+use crate::config;
+use crate::discover::Hierarchy;
+use crate::object_ref::{Kind, ObjectRef};
+use crate::rejection::Rejection;
+
+/// Where the Integrations' Secret and ConfigMap keys are mounted.
+pub const INTEGRATIONS_SECRETS_PATH: &str = "/etc/grafana-agent/integrations";
+
+/// `<agent>-integrations-deploy` or `<agent>-integrations-ds`.
+pub fn workload_name(agent: &str, all_nodes: bool) -> String {
+    if all_nodes {
+        format!("{agent}-integrations-ds")
+    } else {
+        format!("{agent}-integrations-deploy")
+    }
+}
+
+/// `<agent>-integrations-secrets`, the projected volume of the Integrations' keys.
+pub fn secrets_volume_name(agent: &str) -> String {
+    format!("{agent}-integrations-secrets")
+}
+
+/// The Integrations one workload runs, in discovery order.
+#[derive(Debug, Clone, Default)]
+pub struct IntegrationSubset {
+    /// The Integrations whose volumes fit in the workload; the config must hold exactly these.
+    pub integrations: Vec<Arc<Integration>>,
+    /// The Integrations left out, and why.
+    pub rejections: Vec<Rejection>,
+    /// The volumes and mounts the accepted Integrations add (prefixed), then the projected
+    /// volume of their keys.
+    options: PodOptions,
+}
+
+fn prefix(i: &Integration) -> String {
+    format!(
+        "{}-{}-",
+        i.metadata.namespace.as_deref().unwrap_or_default(),
+        i.metadata.name.as_deref().unwrap_or_default()
+    )
+}
+
+/// The prefixed volumes and mounts of one Integration.
+struct Contribution {
+    volumes: Vec<Sourced<Volume>>,
+    mounts: Vec<Sourced<VolumeMount>>,
+}
+
+/// What one Integration adds, or why it cannot be added given what is `taken`.
+fn contribution(
+    i: &Integration,
+    me: &ObjectRef,
+    taken_names: &BTreeMap<String, String>,
+    taken_paths: &BTreeMap<String, String>,
+) -> Result<Contribution, Vec<Rejection>> {
+    let prefix = prefix(i);
+    let mut rejections = Vec::new();
+    let mut volumes = Vec::new();
+    let mut own_names = BTreeSet::new();
+    for (k, v) in i.spec.volumes.iter().enumerate() {
+        let field = format!("spec.volumes[{k}].name");
+        let name = format!("{prefix}{}", v.name);
+        // Recorded even when unusable, so its mounts are not reported as well.
+        let duplicate = !own_names.insert(name.clone());
+        let problem = if let Err(e) = rules::dns1123_label(&name) {
+            Some(format!("it {e}"))
+        } else if let Some(owner) = taken_names.get(&name) {
+            Some(format!("{owner} already has a volume of this name"))
+        } else if duplicate {
+            Some("another of this Integration's volumes has the same name".to_owned())
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            rejections.push(Rejection::new(
+                me.clone(),
+                field,
+                format!(
+                    "volume {:?} becomes {name:?} in the agent's pod (prefixed with the Integration's namespace and name), which is not usable: {p}",
+                    v.name
+                ),
+            ));
+        }
+        let mut v = v.clone();
+        v.name = name;
+        volumes.push(Sourced {
+            item: v,
+            source: Source::Integration {
+                object: me.clone(),
+                field: format!("spec.volumes[{k}]"),
+            },
+        });
+    }
+    let secrets = i.spec.secrets.iter().enumerate();
+    let config_maps = i.spec.config_maps.iter().enumerate();
+    let selectors = secrets
+        .map(|(n, s)| (format!("spec.secrets[{n}]"), &s.name, &s.key))
+        .chain(config_maps.map(|(n, c)| (format!("spec.configMaps[{n}]"), &c.name, &c.key)));
+    for (field, name, key) in selectors {
+        if name.is_empty() || key.is_empty() {
+            rejections.push(Rejection::new(
+                me.clone(),
+                field,
+                "needs both a name and a key to be mounted".to_owned(),
+            ));
+        }
+    }
+    let mut mounts = Vec::new();
+    let mut own_paths = BTreeSet::new();
+    for (k, m) in i.spec.volume_mounts.iter().enumerate() {
+        let name = format!("{prefix}{}", m.name);
+        if !own_names.contains(&name) {
+            rejections.push(Rejection::new(
+                me.clone(),
+                format!("spec.volumeMounts[{k}].name"),
+                format!(
+                    "mounts volume {:?}, which is not in the Integration's spec.volumes",
+                    m.name
+                ),
+            ));
+        }
+        let path = &m.mount_path;
+        let problem = if path == INTEGRATIONS_SECRETS_PATH {
+            Some("it is reserved for the Integrations' secrets and configMaps".to_owned())
+        } else if let Some(owner) = taken_paths.get(path) {
+            Some(format!("{owner} already mounts a volume there"))
+        } else if !own_paths.insert(path.clone()) {
+            Some("another of this Integration's mounts uses it".to_owned())
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            rejections.push(Rejection::new(
+                me.clone(),
+                format!("spec.volumeMounts[{k}].mountPath"),
+                format!("mount path {path:?} cannot be used: {p}"),
+            ));
+        }
+        let mut m = m.clone();
+        m.name = name;
+        mounts.push(Sourced {
+            item: m,
+            source: Source::Integration {
+                object: me.clone(),
+                field: format!("spec.volumeMounts[{k}]"),
+            },
+        });
+    }
+    if rejections.is_empty() {
+        Ok(Contribution { volumes, mounts })
+    } else {
+        Err(rejections)
+    }
+}
+
+/// The Integrations of the Deployment (`all_nodes` false) or the DaemonSet (true), minus
+/// those the config renderer cannot render and those whose volumes cannot be added. Volume
+/// names and mount paths are checked against the agent's own, the workload's, and those of
+/// the Integrations accepted before (so of two colliding Integrations, the later one is
+/// rejected).
+pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
+    let agent = h.agent_name();
+    let workload = workload_name(agent, all_nodes);
+    let reserved = pod_template::reserved(h);
+    let agent_pod = "the agent's pod".to_owned();
+    let mut taken_names: BTreeMap<String, String> = reserved
+        .volume_names
+        .into_iter()
+        .chain([secrets_volume_name(agent), format!("{workload}-wal")])
+        .chain(logs::pod_options().volumes.into_iter().map(|v| v.item.name))
+        .map(|n| (n, agent_pod.clone()))
+        .collect();
+    let mut taken_paths: BTreeMap<String, String> = reserved
+        .mount_paths
+        .into_iter()
+        .map(|p| (p, agent_pod.clone()))
+        .collect();
+
+    let mut subset = IntegrationSubset::default();
+    let mut items: Vec<KeyToPath> = Vec::new();
+    let mut mounted_keys: BTreeSet<AssetKey> = BTreeSet::new();
+    for i in h
+        .integrations
+        .iter()
+        .filter(|i| i.spec.type_.all_nodes == all_nodes)
+    {
+        let me = ObjectRef::of(Kind::Integration, i.as_ref());
+        if let Err(e) = config::integrations::check(i) {
+            subset
+                .rejections
+                .push(Rejection::new(me, e.field, e.message));
+            continue;
+        }
+        match contribution(i, &me, &taken_names, &taken_paths) {
+            Err(r) => {
+                subset.rejections.extend(r);
+                continue;
+            }
+            Ok(Contribution { volumes, mounts }) => {
+                let owner = me.to_string();
+                for v in &volumes {
+                    taken_names.insert(v.item.name.clone(), owner.clone());
+                }
+                for m in &mounts {
+                    taken_paths.insert(m.item.mount_path.clone(), owner.clone());
+                }
+                subset.options.volumes.extend(volumes);
+                subset.options.mounts.extend(mounts);
+            }
+        }
+        let ns = &me.namespace;
+        let keys = i
+            .spec
+            .secrets
+            .iter()
+            .map(|s| (AssetKey::secret(ns, s), "secrets"))
+            .chain(
+                i.spec
+                    .config_maps
+                    .iter()
+                    .map(|c| (AssetKey::config_map(ns, c), "configMaps")),
+            );
+        for (key, dir) in keys {
+            if !mounted_keys.insert(key.clone()) {
+                continue;
+            }
+            items.push(KeyToPath {
+                key: key.sanitized(),
+                path: format!("{dir}/{ns}/{}/{}", key.name, key.key),
+                mode: None,
+            });
+        }
+        subset.integrations.push(i.clone());
+    }
+    if !items.is_empty() {
+        let name = secrets_volume_name(agent);
+        subset.options.volumes.push(Sourced::operator(Volume {
+            name: name.clone(),
+            secret: Some(SecretVolumeSource {
+                // The assets Secret holds every key the Integrations refer to.
+                secret_name: Some(format!("{agent}-secrets")),
+                items: Some(items),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }));
+        subset.options.mounts.push(Sourced::operator(mount(
+            &name,
+            INTEGRATIONS_SECRETS_PATH,
+            true,
+        )));
+    }
+    subset.options.selector_labels =
+        Labels::from([(TYPE_LABEL.to_owned(), "integrations".to_owned())]);
+    subset
+}
+
+/// Upstream's `mergePodTemplateOptions` with the Integrations' options first: they are taken
+/// whole (they were checked by [`accepted`]); from each later set, a mount whose name or path
+/// is already taken is skipped together with its volume, volumes are unique by name, env vars
+/// by name, and selector labels keep their first value. The privileged flag is not merged, so
+/// the integrations pods are never privileged (Q12, kept).
+fn merge_options(first: PodOptions, rest: Vec<PodOptions>) -> PodOptions {
+    let mut mount_names: BTreeSet<String> =
+        first.mounts.iter().map(|m| m.item.name.clone()).collect();
+    let mut mount_paths: BTreeSet<String> = first
+        .mounts
+        .iter()
+        .map(|m| m.item.mount_path.clone())
+        .collect();
+    let mut volume_names: BTreeSet<String> =
+        first.volumes.iter().map(|v| v.item.name.clone()).collect();
+    let mut env_names: BTreeSet<String> = first.env.iter().map(|e| e.name.clone()).collect();
+    let mut merged = PodOptions {
+        privileged: false,
+        ..first
+    };
+    for options in rest {
+        for (k, v) in options.selector_labels {
+            merged.selector_labels.entry(k).or_insert(v);
+        }
+        let mut ignored = BTreeSet::new();
+        for m in options.mounts {
+            let name = m.item.name.clone();
+            if mount_names.contains(&name) || mount_paths.contains(&m.item.mount_path) {
+                ignored.insert(name);
+                continue;
+            }
+            mount_names.insert(name);
+            mount_paths.insert(m.item.mount_path.clone());
+            merged.mounts.push(m);
+        }
+        for v in options.volumes {
+            if ignored.contains(&v.item.name) || !volume_names.insert(v.item.name.clone()) {
+                continue;
+            }
+            merged.volumes.push(v);
+        }
+        for e in options.env {
+            if env_names.insert(e.name.clone()) {
+                merged.env.push(e);
+            }
+        }
+    }
+    merged
+}
+
+fn template(
+    cx: &AgentContext<'_>,
+    subset: &IntegrationSubset,
+    workload: &str,
+) -> Result<PodTemplate, Vec<Rejection>> {
+    // The WAL is always an emptyDir here: a DaemonSet cannot use a claim template.
+    let metrics_options = metrics::pod_options(cx, workload, 0, None, false);
+    let options = merge_options(
+        subset.options.clone(),
+        vec![metrics_options, logs::pod_options()],
+    );
+    pod_template::pod_template(cx, workload, options, &[])
+}
+
+/// The integrations Deployment, `None` when no Integration runs in it.
+pub fn deployment(
+    cx: &AgentContext<'_>,
+    subset: &IntegrationSubset,
+) -> Result<Option<Deployment>, Vec<Rejection>> {
+    if subset.integrations.is_empty() {
+        return Ok(None);
+    }
+    let name = workload_name(cx.h.agent_name(), false);
+    let t = template(cx, subset, &name)?;
+    Ok(Some(Deployment {
+        metadata: labels::workload_metadata(cx.h, &name, &t.pod_labels),
+        spec: Some(DeploymentSpec {
+            strategy: Some(DeploymentStrategy {
+                type_: Some("RollingUpdate".to_owned()),
+                rolling_update: None,
+            }),
+            selector: t.selector,
+            template: t.template,
+            // Unset as upstream: one replica (Q12, kept).
+            replicas: None,
+            ..Default::default()
+        }),
+        status: None,
+    }))
+}
+
+/// The integrations DaemonSet, `None` when no Integration runs in it.
+pub fn daemonset(
+    cx: &AgentContext<'_>,
+    subset: &IntegrationSubset,
+) -> Result<Option<DaemonSet>, Vec<Rejection>> {
+    if subset.integrations.is_empty() {
+        return Ok(None);
+    }
+    let name = workload_name(cx.h.agent_name(), true);
+    let t = template(cx, subset, &name)?;
+    Ok(Some(DaemonSet {
+        metadata: labels::workload_metadata(cx.h, &name, &t.pod_labels),
+        spec: Some(DaemonSetSpec {
+            update_strategy: Some(DaemonSetUpdateStrategy {
+                type_: Some("RollingUpdate".to_owned()),
+                rolling_update: None,
+            }),
+            selector: t.selector,
+            template: t.template,
+            ..Default::default()
+        }),
+        status: None,
+    }))
+}

@@ -1,0 +1,303 @@
+//! Metrics: the governing Service `<agent>-operated` and one StatefulSet per shard
+//! (spec 3.6).
+
+use api::prometheus::StorageSpec;
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetSpec, StatefulSetUpdateStrategy};
+use k8s_openapi::api::core::v1::{
+    EmptyDirVolumeSource, PersistentVolumeClaim, PersistentVolumeClaimSpec, Service, ServicePort,
+    ServiceSpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::labels::{self, Labels, OPERATED_AGENT_LABEL, SHARD_LABEL, TYPE_LABEL, rules};
+use super::pod_template::{
+    self, AGENT_PORT, AgentContext, PodOptions, Source, Sourced, empty_dir_volume, mount, value_env,
+};
+use super::{effective_replicas, effective_shards};
+use crate::plan::{AGENT_NAME_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, owner_reference};
+use crate::rejection::Rejection;
+use crate::sharding;
+
+/// Where every pod keeps its WAL (and the logs positions file).
+pub const DATA_PATH: &str = "/var/lib/grafana-agent/data";
+const CLAIM_NAME_FIELD: &str = "spec.storage.volumeClaimTemplate.metadata.name";
+
+/// `<agent>-operated`.
+pub fn service_name(agent: &str) -> String {
+    format!("{agent}-operated")
+}
+
+/// Shard 0 is `<agent>`, the others `<agent>-shard-<s>`.
+pub fn statefulset_name(agent: &str, shard: i32) -> String {
+    if shard == 0 {
+        agent.to_owned()
+    } else {
+        format!("{agent}-shard-{shard}")
+    }
+}
+
+/// The user's claim template name, when set.
+fn claim_template_name(storage: Option<&StorageSpec>) -> Option<&str> {
+    storage
+        .and_then(|s| s.volume_claim_template.as_ref())
+        .and_then(|t| t.metadata.as_ref())
+        .and_then(|m| m.name.as_deref())
+        .filter(|n| !n.is_empty())
+}
+
+/// The WAL volume's name and where it came from (spec 3.6).
+fn wal_volume(workload: &str, storage: Option<&StorageSpec>) -> (String, Source) {
+    match claim_template_name(storage) {
+        Some(n) => (
+            n.to_owned(),
+            Source::Agent {
+                field: CLAIM_NAME_FIELD.to_owned(),
+                struct_item: false,
+            },
+        ),
+        None => (format!("{workload}-wal"), Source::Operator),
+    }
+}
+
+/// Whether the WAL lives in a PVC from a claim template: any storage but an emptyDir, which
+/// includes `storage: {}` and `storage.ephemeral` (Q29, kept).
+fn uses_claim_template(storage: Option<&StorageSpec>) -> bool {
+    storage.is_some_and(|s| s.empty_dir.is_none())
+}
+
+/// The options of shard `shard` of a workload named `workload` (upstream's
+/// `metricsPodTemplateOptions`). The integrations workloads reuse them with `storage: None`.
+pub fn pod_options(
+    cx: &AgentContext<'_>,
+    workload: &str,
+    shard: i32,
+    storage: Option<&StorageSpec>,
+    with_sharding_env: bool,
+) -> PodOptions {
+    let metrics = cx.h.agent.spec.metrics.as_ref();
+    let shards = effective_shards(metrics);
+    let (wal, wal_source) = wal_volume(workload, storage);
+    let mut env = vec![
+        value_env("SHARD", shard.to_string()),
+        value_env("SHARDS", shards.to_string()),
+    ];
+    if with_sharding_env {
+        let strategy = metrics
+            .and_then(|m| m.sharding_strategy)
+            .unwrap_or_default();
+        let (shard, shards) = (shard.unsigned_abs(), shards.unsigned_abs());
+        env.extend(
+            sharding::extra_env(strategy, shard, shards)
+                .into_iter()
+                .map(|(name, value)| value_env(&name, value)),
+        );
+    }
+    let volumes = match storage {
+        None => vec![empty_dir_volume(&wal, EmptyDirVolumeSource::default())],
+        Some(StorageSpec {
+            empty_dir: Some(dir),
+            ..
+        }) => vec![empty_dir_volume(&wal, dir.clone())],
+        Some(_) => Vec::new(),
+    };
+    PodOptions {
+        selector_labels: Labels::from([
+            (SHARD_LABEL.to_owned(), shard.to_string()),
+            (TYPE_LABEL.to_owned(), "metrics".to_owned()),
+        ]),
+        volumes: volumes
+            .into_iter()
+            .map(|item| Sourced {
+                item,
+                source: wal_source.clone(),
+            })
+            .collect(),
+        mounts: vec![Sourced {
+            item: mount(&wal, DATA_PATH, false),
+            source: wal_source,
+        }],
+        env,
+        privileged: false,
+    }
+}
+
+/// The governing Service (spec 3.6), with the fix for Q11: its selector also requires
+/// `operator.agent.grafana.com/type: metrics`, so it selects only the metrics pods.
+pub fn service(cx: &AgentContext<'_>) -> Service {
+    let h = cx.h;
+    let agent = h.agent_name();
+    let port_name = cx.port_name();
+    let mut labels = Labels::from([
+        (MANAGED_BY_LABEL.to_owned(), MANAGED_BY_VALUE.to_owned()),
+        (AGENT_NAME_LABEL.to_owned(), agent.to_owned()),
+        (OPERATED_AGENT_LABEL.to_owned(), "true".to_owned()),
+    ]);
+    labels.extend(cx.opts.labels.clone());
+    Service {
+        metadata: ObjectMeta {
+            name: Some(service_name(agent)),
+            namespace: Some(h.agent_namespace().to_owned()),
+            labels: Some(labels),
+            owner_references: Some(vec![owner_reference(h)]),
+            ..Default::default()
+        },
+        spec: Some(ServiceSpec {
+            cluster_ip: Some("None".to_owned()),
+            ports: Some(vec![ServicePort {
+                name: Some(port_name.clone()),
+                port: AGENT_PORT,
+                target_port: Some(IntOrString::String(port_name)),
+                ..Default::default()
+            }]),
+            selector: Some(Labels::from([
+                (
+                    "app.kubernetes.io/name".to_owned(),
+                    "grafana-agent".to_owned(),
+                ),
+                (AGENT_NAME_LABEL.to_owned(), agent.to_owned()),
+                (TYPE_LABEL.to_owned(), "metrics".to_owned()),
+            ])),
+            ..Default::default()
+        }),
+        status: None,
+    }
+}
+
+/// The claim template of a StatefulSet named `name` (spec 3.6): copied from
+/// `storage.volumeClaimTemplate`, named `<name>-wal` by default, `ReadWriteOnce` by default.
+fn claim_template(name: &str, storage: &StorageSpec) -> PersistentVolumeClaim {
+    let template = storage.volume_claim_template.clone().unwrap_or_default();
+    let meta = template.metadata.unwrap_or_default();
+    let mut spec: PersistentVolumeClaimSpec = template.spec.unwrap_or_default();
+    if spec.access_modes.is_none() {
+        spec.access_modes = Some(vec!["ReadWriteOnce".to_owned()]);
+    }
+    PersistentVolumeClaim {
+        metadata: ObjectMeta {
+            name: Some(
+                meta.name
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| format!("{name}-wal")),
+            ),
+            labels: (!meta.labels.is_empty()).then_some(meta.labels),
+            annotations: (!meta.annotations.is_empty()).then_some(meta.annotations),
+            ..Default::default()
+        },
+        spec: Some(spec),
+        status: template.status,
+    }
+}
+
+/// Checks the names shard `shard` generates, before anything is built.
+fn check_names(cx: &AgentContext<'_>, shards: i32) -> Vec<Rejection> {
+    let agent = cx.h.agent_name();
+    let mut rejections = Vec::new();
+    let service = service_name(agent);
+    if let Err(e) = rules::dns1035_label(&service) {
+        rejections.push(cx.reject(
+            "metadata.name".to_owned(),
+            format!(
+                "the metrics Service name {service:?} is not valid: it {e}; use a GrafanaAgent name that starts with a letter and has at most 54 characters"
+            ),
+        ));
+    }
+    for shard in 0..shards {
+        let name = statefulset_name(agent, shard);
+        let problem = if name.len() > rules::STATEFULSET_NAME_MAX {
+            Some(format!(
+                "is {} characters long; a StatefulSet name may have at most {} so that its pods' controller-revision-hash label stays within 63",
+                name.len(),
+                rules::STATEFULSET_NAME_MAX
+            ))
+        } else {
+            rules::dns1123_label(&name).err()
+        };
+        if let Some(p) = problem {
+            rejections.push(cx.reject(
+                "metadata.name".to_owned(),
+                format!("the metrics StatefulSet name {name:?} {p}; use a shorter GrafanaAgent name or fewer shards"),
+            ));
+            break;
+        }
+    }
+    let storage = cx.h.agent.spec.storage.as_ref();
+    if uses_claim_template(storage) {
+        let claim = claim_template_name(storage)
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("{}-wal", statefulset_name(agent, shards - 1)));
+        if let Err(e) = rules::dns1123_label(&claim) {
+            let field = if claim_template_name(storage).is_some() {
+                CLAIM_NAME_FIELD
+            } else {
+                "metadata.name"
+            };
+            rejections.push(cx.reject(
+                field.to_owned(),
+                format!("the WAL volume claim template name {claim:?} is not valid: it {e}"),
+            ));
+        }
+    }
+    rejections
+}
+
+/// The metrics objects: the Service, then shard 0..S-1. All or nothing: when one shard
+/// cannot be built, none is, so the running StatefulSets are left as they are.
+pub fn objects(cx: &AgentContext<'_>) -> Result<(Service, Vec<StatefulSet>), Vec<Rejection>> {
+    let h = cx.h;
+    let agent = h.agent_name();
+    let metrics = h.agent.spec.metrics.as_ref();
+    let shards = effective_shards(metrics);
+    let replicas = effective_replicas(metrics);
+    let storage = h.agent.spec.storage.as_ref();
+
+    let name_problems = check_names(cx, shards);
+    if !name_problems.is_empty() {
+        return Err(name_problems);
+    }
+    let mut statefulsets = Vec::new();
+    let mut rejections = Vec::new();
+    for shard in 0..shards {
+        let name = statefulset_name(agent, shard);
+        let claims: Vec<PersistentVolumeClaim> = storage
+            .filter(|s| uses_claim_template(Some(s)))
+            .map(|s| claim_template(&name, s))
+            .into_iter()
+            .collect();
+        let claim_names: Vec<String> = claims
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect();
+        let options = pod_options(cx, &name, shard, storage, true);
+        // Every shard mounts the same config Secret, `<agent>-config`.
+        let template = match pod_template::pod_template(cx, agent, options, &claim_names) {
+            Ok(t) => t,
+            Err(r) => {
+                rejections.extend(r);
+                continue;
+            }
+        };
+        statefulsets.push(StatefulSet {
+            metadata: labels::workload_metadata(h, &name, &template.pod_labels),
+            spec: Some(StatefulSetSpec {
+                service_name: Some(service_name(agent)),
+                replicas: Some(replicas),
+                pod_management_policy: Some("Parallel".to_owned()),
+                update_strategy: Some(StatefulSetUpdateStrategy {
+                    type_: Some("RollingUpdate".to_owned()),
+                    rolling_update: None,
+                }),
+                selector: template.selector,
+                template: template.template,
+                volume_claim_templates: (!claims.is_empty()).then_some(claims),
+                ..Default::default()
+            }),
+            status: None,
+        });
+    }
+    if rejections.is_empty() {
+        Ok((service(cx), statefulsets))
+    } else {
+        Err(rejections)
+    }
+}

@@ -1,0 +1,145 @@
+//! Phase 2b: the objects that run the agents (spec 3.2-3.9).
+//!
+//! * [`labels`]: labels, annotations, workload metadata, Kubernetes name rules;
+//! * [`pod_template`]: the template every workload shares (spec 3.5);
+//! * [`strategic_merge`]: `spec.containers` patched onto the operator's containers;
+//! * [`metrics`]: the governing Service and the shard StatefulSets (spec 3.6);
+//! * [`logs`]: the logs DaemonSet (spec 3.7);
+//! * [`integrations`]: the integrations Deployment and DaemonSet (spec 3.8);
+//! * [`prune`]: which existing objects the controller deletes (spec 3.9, Q10 fixed).
+//!
+//! Bad input never yields an object the API server would refuse: the subsystem whose object
+//! cannot be built is left out and the cause is reported on the GrafanaAgent (or on the
+//! Integration at fault, which alone is left out).
+
+pub mod integrations;
+pub mod labels;
+pub mod logs;
+pub mod metrics;
+pub mod pod_template;
+pub mod prune;
+pub mod strategic_merge;
+
+use api::grafana_agent::MetricsSubsystemSpec;
+use md5::{Digest, Md5};
+
+use crate::discover::Hierarchy;
+use crate::plan::{DesiredObject, PlanOptions};
+use crate::rejection::Rejection;
+use labels::rules;
+use pod_template::AgentContext;
+
+pub use prune::{ExistingObject, objects_to_delete};
+
+/// Workloads planned for one agent.
+#[derive(Debug, Default)]
+pub struct WorkloadPlan {
+    pub objects: Vec<DesiredObject>,
+    pub rejections: Vec<Rejection>,
+}
+
+/// Effective shard count: `shards` when above 1, else 1 (spec 3.6).
+pub fn effective_shards(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
+    metrics
+        .and_then(|m| m.shards)
+        .filter(|s| *s > 1)
+        .unwrap_or(1)
+}
+
+/// Pods per shard: nil gives 1, negative gives 0 (spec 3.6).
+pub fn effective_replicas(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
+    metrics.and_then(|m| m.replicas).map_or(1, |r| r.max(0))
+}
+
+/// Problems that prevent every workload of the agent: its name is used as a label value,
+/// and `--labels` go on every pod.
+fn check_agent(cx: &AgentContext<'_>) -> Vec<Rejection> {
+    let mut rejections = Vec::new();
+    let name = cx.h.agent_name();
+    if let Err(e) = rules::label_value(name) {
+        rejections.push(cx.reject(
+            "metadata.name".to_owned(),
+            format!(
+                "the name is used as the value of the pods' labels, and {e}; use a name of at most 63 characters"
+            ),
+        ));
+    }
+    for (k, v) in &cx.opts.labels {
+        if let Err(e) = rules::label_key(k).and_then(|()| rules::label_value(v)) {
+            rejections.push(cx.reject(
+                None,
+                format!("the operator option --labels has an invalid label {k:?}: {v:?}: {e}"),
+            ));
+        }
+    }
+    rejections
+}
+
+/// Plans the Service, StatefulSets, logs DaemonSet and integrations workloads of `h`.
+///
+/// A subsystem's workloads are planned when it has instances (metrics, logs) or
+/// Integrations (each integrations workload), as upstream. `configs` names the config
+/// Secrets the plan holds; a workload is planned even when its config Secret could not be
+/// rendered (that is reported where it fails), because [`prune::objects_to_delete`] then
+/// keeps the previous config Secret, so running pods keep their last good config.
+pub fn plan(h: &Hierarchy, opts: &PlanOptions, configs: &[String]) -> WorkloadPlan {
+    let _ = configs;
+    let cx = AgentContext::new(h, opts);
+    let mut out = WorkloadPlan::default();
+    let deploy = integrations::accepted(h, false);
+    let daemon = integrations::accepted(h, true);
+    out.rejections.extend(deploy.rejections.iter().cloned());
+    out.rejections.extend(daemon.rejections.iter().cloned());
+
+    let any_workload = !h.metrics.is_empty()
+        || !h.logs.is_empty()
+        || !deploy.integrations.is_empty()
+        || !daemon.integrations.is_empty();
+    if !any_workload {
+        return out;
+    }
+    let agent_problems = check_agent(&cx);
+    if !agent_problems.is_empty() {
+        out.rejections.extend(agent_problems);
+        return out;
+    }
+
+    if !h.metrics.is_empty() {
+        match metrics::objects(&cx) {
+            Ok((service, statefulsets)) => {
+                out.objects.push(DesiredObject::Service(service));
+                out.objects
+                    .extend(statefulsets.into_iter().map(DesiredObject::StatefulSet));
+            }
+            Err(r) => out.rejections.extend(r),
+        }
+    }
+    if !h.logs.is_empty() {
+        match logs::daemonset(&cx) {
+            Ok(ds) => out.objects.push(DesiredObject::DaemonSet(ds)),
+            Err(r) => out.rejections.extend(r),
+        }
+    }
+    match integrations::deployment(&cx, &deploy) {
+        Ok(d) => out.objects.extend(d.map(DesiredObject::Deployment)),
+        Err(r) => out.rejections.extend(r),
+    }
+    match integrations::daemonset(&cx, &daemon) {
+        Ok(d) => out.objects.extend(d.map(DesiredObject::DaemonSet)),
+        Err(r) => out.rejections.extend(r),
+    }
+    out.rejections.sort();
+    out.rejections.dedup();
+    out
+}
+
+/// A digest of `object`'s desired content (its canonical JSON), for the controller to skip
+/// writes of objects whose content has not changed. Equal objects give equal digests, across
+/// runs and machines: every map in the k8s-openapi types is ordered.
+pub fn content_hash(object: &DesiredObject) -> String {
+    let json = serde_json::to_vec(object).unwrap_or_default();
+    Md5::digest(&json)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -1,0 +1,269 @@
+//! Discovery's selector rules (spec 2.1), from manifests as users write them.
+
+use render::discover::{Watch, discover};
+use render::manifest::Loader;
+use render::object_ref::Kind;
+use render::snapshot::Snapshot;
+
+fn snapshot(yaml: &str) -> Snapshot {
+    let mut loader = Loader::new();
+    loader.add_source("test.yaml", yaml);
+    let loaded = loader.finish();
+    let errors: Vec<_> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == render::manifest::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    loaded.snapshot
+}
+
+const NAMESPACES: &str = r#"
+apiVersion: v1
+kind: Namespace
+metadata: {name: ops, labels: {team: ops}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: apps, labels: {team: apps}}
+"#;
+
+fn agent(metrics: &str) -> String {
+    format!(
+        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {{name: a, namespace: ops}}\nspec:\n  metrics:\n{metrics}\n"
+    )
+}
+
+fn instance(ns: &str, name: &str, labels: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {{name: {name}, namespace: {ns}, labels: {labels}}}\nspec:\n{spec}\n"
+    )
+}
+
+fn selected_instances(yaml: &str) -> Vec<String> {
+    let s = snapshot(yaml);
+    let d = discover(&s.agents[0], &s);
+    d.hierarchy
+        .metrics
+        .iter()
+        .map(|m| {
+            let meta = &m.instance.metadata;
+            format!(
+                "{}/{}",
+                meta.namespace.as_deref().unwrap_or(""),
+                meta.name.as_deref().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+fn world(agent_metrics: &str) -> String {
+    [
+        NAMESPACES.to_string(),
+        agent(agent_metrics),
+        instance("ops", "b", "{x: one}", "  {}"),
+        instance("ops", "a", "{x: one}", "  {}"),
+        instance("apps", "c", "{x: one}", "  {}"),
+        instance("apps", "d", "{x: two}", "  {}"),
+    ]
+    .join("\n---\n")
+}
+
+#[test]
+fn nil_instance_selector_selects_nothing() {
+    assert!(selected_instances(&world("    shards: 1")).is_empty());
+}
+
+#[test]
+fn empty_selector_with_nil_namespace_selector_selects_all_in_own_namespace_sorted() {
+    assert_eq!(
+        selected_instances(&world("    instanceSelector: {}")),
+        ["ops/a", "ops/b"]
+    );
+}
+
+#[test]
+fn empty_namespace_selector_spans_all_namespaces() {
+    let w = world("    instanceSelector: {}\n    instanceNamespaceSelector: {}");
+    assert_eq!(
+        selected_instances(&w),
+        ["apps/c", "apps/d", "ops/a", "ops/b"]
+    );
+}
+
+#[test]
+fn namespace_selector_matches_namespace_labels() {
+    let w = world(
+        "    instanceSelector: {matchLabels: {x: one}}\n    instanceNamespaceSelector: {matchLabels: {team: apps}}",
+    );
+    assert_eq!(selected_instances(&w), ["apps/c"]);
+}
+
+#[test]
+fn namespaces_without_a_namespace_object_have_no_labels() {
+    let w = [
+        agent("    instanceSelector: {}\n    instanceNamespaceSelector: {matchExpressions: [{key: team, operator: DoesNotExist}]}"),
+        instance("elsewhere", "e", "{}", "  {}"),
+        NAMESPACES.to_string(),
+        instance("apps", "c", "{}", "  {}"),
+    ]
+    .join("\n---\n");
+    assert_eq!(selected_instances(&w), ["elsewhere/e"]);
+}
+
+#[test]
+fn invalid_selector_is_reported_on_the_selecting_object_and_selects_nothing() {
+    let w = world(
+        "    instanceSelector: {matchExpressions: [{key: x, operator: Equals, values: [one]}]}",
+    );
+    let s = snapshot(&w);
+    let d = discover(&s.agents[0], &s);
+    assert!(d.hierarchy.metrics.is_empty());
+    assert_eq!(d.rejections.len(), 1);
+    let r = &d.rejections[0];
+    assert_eq!(r.object.kind, Kind::GrafanaAgent);
+    assert_eq!(r.field.as_deref(), Some("spec.metrics.instanceSelector"));
+    assert!(r.message.contains("Equals"), "{}", r.message);
+}
+
+const MONITORS: &str = r#"
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: apps, labels: {team: apps}}
+spec: {selector: {}, endpoints: [{port: http}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: db, namespace: ops, labels: {team: ops}}
+spec:
+  selector: {}
+  endpoints:
+  - port: http
+    bearerTokenSecret: {name: token, key: t}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: files, namespace: ops, labels: {team: ops}}
+spec: {selector: {}, endpoints: [{port: http, bearerTokenFile: /etc/token}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: p, namespace: ops}
+spec: {targets: {staticConfig: {static: [a]}}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: token, namespace: ops}
+stringData: {other: x}
+"#;
+
+#[test]
+fn monitors_are_selected_cross_namespace_and_bad_references_reject_only_that_monitor() {
+    let w = [
+        NAMESPACES.to_string(),
+        agent("    instanceSelector: {}\n    arbitraryFSAccessThroughSMs: {deny: true}"),
+        instance(
+            "ops",
+            "i",
+            "{}",
+            "  serviceMonitorSelector: {}\n  serviceMonitorNamespaceSelector: {}",
+        ),
+        MONITORS.to_string(),
+    ]
+    .join("\n---\n");
+    let s = snapshot(&w);
+    let d = discover(&s.agents[0], &s);
+    let node = &d.hierarchy.metrics[0];
+    let names: Vec<_> = node
+        .service_monitors
+        .iter()
+        .map(|m| m.metadata.name.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        ["web"],
+        "db lacks its Secret key, files reads a file"
+    );
+    assert!(
+        node.probes.is_empty(),
+        "a nil probeSelector selects nothing"
+    );
+    let rejected: Vec<_> = d
+        .rejections
+        .iter()
+        .map(|r| (r.object.name.as_str(), r.field.as_deref()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            ("db", Some("spec.endpoints[0].bearerTokenSecret")),
+            ("files", Some("spec.endpoints[0].bearerTokenFile")),
+        ]
+    );
+}
+
+#[test]
+fn watches_cover_every_selector_and_referenced_object() {
+    let w = [
+        NAMESPACES.to_string(),
+        agent("    instanceSelector: {}"),
+        instance(
+            "ops",
+            "i",
+            "{}",
+            "  serviceMonitorSelector: {matchLabels: {team: ops}}",
+        ),
+        MONITORS.to_string(),
+    ]
+    .join("\n---\n");
+    let s = snapshot(&w);
+    let d = discover(&s.agents[0], &s);
+    let no_labels = Default::default();
+    let ops_labels = [("team".to_string(), "ops".to_string())].into();
+    let hits = |kind, ns: &str, name: &str, labels| {
+        d.watches
+            .iter()
+            .any(|w| w.matches(kind, ns, name, labels, &no_labels))
+    };
+    assert!(
+        hits(Kind::MetricsInstance, "ops", "new", &no_labels),
+        "a new instance in the agent's namespace"
+    );
+    assert!(
+        !hits(Kind::MetricsInstance, "apps", "new", &no_labels),
+        "not in another namespace"
+    );
+    assert!(hits(Kind::ServiceMonitor, "ops", "new", &ops_labels));
+    assert!(!hits(Kind::ServiceMonitor, "ops", "new", &no_labels));
+    assert!(
+        hits(Kind::Secret, "ops", "token", &no_labels),
+        "the referenced Secret"
+    );
+    assert!(
+        !hits(Kind::Probe, "ops", "p", &no_labels),
+        "nil probe selector watches nothing"
+    );
+    assert!(d.watches.iter().any(|w| matches!(
+        w,
+        Watch::Object {
+            kind: Kind::Secret,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn one_object_can_belong_to_two_agents() {
+    let w = [
+        NAMESPACES.to_string(),
+        agent("    instanceSelector: {}"),
+        agent("    instanceSelector: {}").replace("name: a,", "name: b,"),
+        instance("ops", "i", "{}", "  {}"),
+    ]
+    .join("\n---\n");
+    let s = snapshot(&w);
+    assert_eq!(s.agents.len(), 2);
+    for a in &s.agents {
+        assert_eq!(discover(a, &s).hierarchy.metrics.len(), 1);
+    }
+}

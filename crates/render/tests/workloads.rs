@@ -1,0 +1,1159 @@
+//! The workloads plan (spec 3.2-3.9): Q-fixes, kept quirks, bad input and invariants, on
+//! hierarchies discovered from YAML written here.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Container, PodSpec, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use render::manifest::Loader;
+use render::plan::{DesiredObject, PlanOptions};
+use render::workloads::{self, ExistingObject, WorkloadPlan};
+use render::{Hierarchy, discover};
+
+fn hierarchy(yaml: &str) -> Hierarchy {
+    let mut loader = Loader::new();
+    loader.add_source("test.yaml", yaml);
+    let loaded = loader.finish();
+    assert!(
+        loaded.diagnostics.is_empty(),
+        "fixture diagnostics: {:?}",
+        loaded.diagnostics
+    );
+    let agent = loaded.snapshot.agents.first().expect("an agent").clone();
+    discover(&agent, &loaded.snapshot).hierarchy
+}
+
+fn plan_with(yaml: &str, opts: &PlanOptions) -> (Hierarchy, WorkloadPlan) {
+    let h = hierarchy(yaml);
+    let p = workloads::plan(&h, opts, &[]);
+    (h, p)
+}
+
+fn plan(yaml: &str) -> WorkloadPlan {
+    plan_with(yaml, &PlanOptions::default()).1
+}
+
+const AGENT: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata:
+  name: agent
+  namespace: monitoring
+  uid: 0b1c2d3e-0000-4000-8000-000000000001
+spec:
+  metrics:
+    instanceSelector: {}
+  logs:
+    instanceSelector: {}
+  integrations:
+    selector: {}
+"#;
+
+const METRICS_INSTANCE: &str = r#"
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: monitoring}
+spec: {}
+"#;
+
+const LOGS_INSTANCE: &str = r#"
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: primary, namespace: monitoring}
+spec: {}
+"#;
+
+fn integration(name: &str, all_nodes: bool, extra: &str) -> String {
+    format!(
+        r#"
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {{name: {name}, namespace: monitoring}}
+spec:
+  name: node_exporter
+  type: {{allNodes: {all_nodes}}}
+  config: {{}}
+{extra}
+"#
+    )
+}
+
+fn everything(agent: &str) -> String {
+    format!(
+        "{agent}{METRICS_INSTANCE}{LOGS_INSTANCE}{}{}",
+        integration("deploy", false, ""),
+        integration("ds", true, "")
+    )
+}
+
+fn pod_spec(o: &DesiredObject) -> &PodSpec {
+    let template = match o {
+        DesiredObject::StatefulSet(s) => &s.spec.as_ref().expect("spec").template,
+        DesiredObject::DaemonSet(d) => &d.spec.as_ref().expect("spec").template,
+        DesiredObject::Deployment(d) => &d.spec.as_ref().expect("spec").template,
+        other => panic!("{} has no pod template", other.kind()),
+    };
+    template.spec.as_ref().expect("pod spec")
+}
+
+fn find<'a>(p: &'a WorkloadPlan, kind: &str, name: &str) -> &'a DesiredObject {
+    p.objects
+        .iter()
+        .find(|o| o.kind() == kind && o.name() == name)
+        .unwrap_or_else(|| {
+            let have: Vec<_> = p.objects.iter().map(|o| (o.kind(), o.name())).collect();
+            panic!(
+                "no {kind} {name} in {have:?}; rejections: {:?}",
+                p.rejections
+            )
+        })
+}
+
+fn container<'a>(spec: &'a PodSpec, name: &str) -> &'a Container {
+    spec.containers
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no container {name}"))
+}
+
+fn env_names(c: &Container) -> Vec<String> {
+    c.env.iter().flatten().map(|e| e.name.clone()).collect()
+}
+
+fn volume_names(spec: &PodSpec) -> Vec<String> {
+    spec.volumes
+        .iter()
+        .flatten()
+        .map(|v| v.name.clone())
+        .collect()
+}
+
+fn names(p: &WorkloadPlan) -> Vec<(String, String)> {
+    p.objects
+        .iter()
+        .map(|o| (o.kind().to_owned(), o.name().to_owned()))
+        .collect()
+}
+
+fn rejection_fields(p: &WorkloadPlan) -> Vec<String> {
+    p.rejections
+        .iter()
+        .map(|r| format!("{} {}", r.object, r.field.clone().unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn every_subsystem_plans_its_workloads() {
+    let p = plan(&everything(AGENT));
+    assert!(p.rejections.is_empty(), "{:?}", p.rejections);
+    assert_eq!(
+        names(&p),
+        [
+            ("Service", "agent-operated"),
+            ("StatefulSet", "agent"),
+            ("DaemonSet", "agent-logs"),
+            ("Deployment", "agent-integrations-deploy"),
+            ("DaemonSet", "agent-integrations-ds"),
+        ]
+        .map(|(k, n)| (k.to_owned(), n.to_owned()))
+    );
+}
+
+#[test]
+fn nothing_is_planned_without_instances_or_integrations() {
+    let p = plan(AGENT);
+    assert!(p.objects.is_empty());
+    assert!(p.rejections.is_empty());
+}
+
+#[test]
+fn shards_and_replicas() {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    shards: 3\n    replicas: 2\n  logs:",
+    ) + METRICS_INSTANCE;
+    let p = plan(&yaml);
+    let sts: Vec<&str> = p
+        .objects
+        .iter()
+        .filter(|o| o.kind() == "StatefulSet")
+        .map(|o| o.name())
+        .collect();
+    assert_eq!(sts, ["agent", "agent-shard-1", "agent-shard-2"]);
+    for (shard, name) in sts.iter().enumerate() {
+        let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", name) else {
+            unreachable!()
+        };
+        let spec = s.spec.as_ref().expect("spec");
+        assert_eq!(spec.replicas, Some(2));
+        let selector = spec.selector.match_labels.as_ref().expect("labels");
+        assert_eq!(
+            selector["operator.agent.grafana.com/shard"],
+            shard.to_string()
+        );
+        let agent = container(pod_spec(find(&p, "StatefulSet", name)), "grafana-agent");
+        let env: BTreeMap<String, String> = agent
+            .env
+            .iter()
+            .flatten()
+            .filter_map(|e| Some((e.name.clone(), e.value.clone()?)))
+            .collect();
+        assert_eq!(env["SHARD"], shard.to_string());
+        assert_eq!(env["SHARDS"], "3");
+        // Each shard's WAL volume carries the shard's StatefulSet name.
+        assert!(
+            volume_names(pod_spec(find(&p, "StatefulSet", name))).contains(&format!("{name}-wal"))
+        );
+    }
+}
+
+#[test]
+fn negative_replicas_mean_zero_and_shards_below_two_mean_one() {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    shards: -4\n    replicas: -1\n  logs:",
+    ) + METRICS_INSTANCE;
+    let p = plan(&yaml);
+    let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", "agent") else {
+        unreachable!()
+    };
+    assert_eq!(s.spec.as_ref().expect("spec").replicas, Some(0));
+    assert_eq!(
+        p.objects
+            .iter()
+            .filter(|o| o.kind() == "StatefulSet")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn consistent_sharding_adds_its_env_after_shard_and_shards() {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    shards: 2\n    shardingStrategy: consistent\n  logs:",
+    ) + METRICS_INSTANCE;
+    let p = plan(&yaml);
+    let agent = container(
+        pod_spec(find(&p, "StatefulSet", "agent-shard-1")),
+        "grafana-agent",
+    );
+    let names = env_names(agent);
+    assert_eq!(
+        names[..4],
+        ["POD_NAME", "AGENT_DEPLOY_MODE", "SHARD", "SHARDS"]
+    );
+    let extra: Vec<(String, String)> =
+        render::sharding::extra_env(api::ShardingStrategy::Consistent, 1, 2);
+    assert!(!extra.is_empty());
+    assert_eq!(
+        names[4..],
+        extra.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn q22_every_workload_has_a_controller_owner_reference() {
+    let (h, p) = plan_with(&everything(AGENT), &PlanOptions::default());
+    assert_eq!(p.objects.len(), 5);
+    for o in &p.objects {
+        let refs = o
+            .metadata()
+            .owner_references
+            .as_ref()
+            .expect("ownerReferences");
+        assert_eq!(refs.len(), 1, "{} {}", o.kind(), o.name());
+        let r = &refs[0];
+        assert_eq!(r.controller, Some(true), "{} {}", o.kind(), o.name());
+        assert_eq!(r.block_owner_deletion, Some(true));
+        assert_eq!(r.kind, "GrafanaAgent");
+        assert_eq!(r.api_version, "monitoring.grafana.com/v1alpha1");
+        assert_eq!(r.uid, h.agent.metadata.uid.clone().expect("uid"));
+    }
+}
+
+#[test]
+fn q11_the_operated_service_selects_only_metrics_pods() {
+    let p = plan(&everything(AGENT));
+    let DesiredObject::Service(svc) = find(&p, "Service", "agent-operated") else {
+        unreachable!()
+    };
+    let selector = svc
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.clone())
+        .expect("selector");
+    assert_eq!(selector["operator.agent.grafana.com/type"], "metrics");
+    // The selector matches the metrics pods and none of the others.
+    for o in &p.objects {
+        let labels = match o {
+            DesiredObject::StatefulSet(s) => s.spec.as_ref().map(|s| &s.template),
+            DesiredObject::DaemonSet(d) => d.spec.as_ref().map(|s| &s.template),
+            DesiredObject::Deployment(d) => d.spec.as_ref().map(|s| &s.template),
+            _ => None,
+        }
+        .and_then(|t| t.metadata.as_ref())
+        .and_then(|m| m.labels.clone());
+        let Some(labels) = labels else { continue };
+        let selected = selector.iter().all(|(k, v)| labels.get(k) == Some(v));
+        assert_eq!(selected, o.kind() == "StatefulSet", "{}", o.name());
+    }
+}
+
+#[test]
+fn q12_kept_integration_pods_are_not_privileged_and_get_shards() {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    shards: 4\n  logs:",
+    ) + &integration("ds", true, "")
+        + &integration("deploy", false, "");
+    let p = plan(&yaml);
+    for (kind, name) in [
+        ("DaemonSet", "agent-integrations-ds"),
+        ("Deployment", "agent-integrations-deploy"),
+    ] {
+        let spec = pod_spec(find(&p, kind, name));
+        let agent = container(spec, "grafana-agent");
+        let privileged = agent.security_context.as_ref().and_then(|s| s.privileged);
+        assert_eq!(privileged, Some(false), "{name}");
+        assert_eq!(
+            env_names(agent),
+            [
+                "POD_NAME",
+                "AGENT_DEPLOY_MODE",
+                "SHARD",
+                "SHARDS",
+                "HOSTNAME"
+            ]
+        );
+        let shards = agent.env.iter().flatten().find(|e| e.name == "SHARDS");
+        assert_eq!(shards.and_then(|e| e.value.as_deref()), Some("4"));
+        // Host log directories are mounted (needlessly, as upstream); the logs `data`
+        // hostPath loses to the WAL emptyDir mounted at the same path.
+        assert_eq!(
+            volume_names(spec),
+            [
+                "config",
+                "config-out",
+                "secrets",
+                &format!("{name}-wal"),
+                "varlog",
+                "dockerlogs"
+            ]
+        );
+    }
+    let DesiredObject::Deployment(d) = find(&p, "Deployment", "agent-integrations-deploy") else {
+        unreachable!()
+    };
+    assert_eq!(d.spec.as_ref().expect("spec").replicas, None);
+}
+
+#[test]
+fn logs_daemonset_is_privileged_with_host_paths() {
+    let p = plan(&format!("{AGENT}{LOGS_INSTANCE}"));
+    let spec = pod_spec(find(&p, "DaemonSet", "agent-logs"));
+    let agent = container(spec, "grafana-agent");
+    let reloader = container(spec, "config-reloader");
+    assert_eq!(
+        agent.security_context.as_ref().and_then(|s| s.privileged),
+        Some(true)
+    );
+    assert_eq!(
+        reloader
+            .security_context
+            .as_ref()
+            .and_then(|s| s.privileged),
+        None
+    );
+    assert_eq!(
+        volume_names(spec),
+        [
+            "config",
+            "config-out",
+            "secrets",
+            "varlog",
+            "dockerlogs",
+            "data"
+        ]
+    );
+    let config = &spec.volumes.as_ref().expect("volumes")[0];
+    assert_eq!(
+        config
+            .secret
+            .as_ref()
+            .and_then(|s| s.secret_name.as_deref()),
+        Some("agent-logs-config")
+    );
+    assert_eq!(
+        env_names(agent),
+        ["POD_NAME", "AGENT_DEPLOY_MODE", "HOSTNAME", "SHARD"]
+    );
+}
+
+#[test]
+fn q29_kept_empty_storage_gives_an_empty_claim_template() {
+    for storage in ["storage: {}", "storage: {ephemeral: {}}"] {
+        let yaml = format!("{AGENT}  {storage}\n{METRICS_INSTANCE}");
+        let p = plan(&yaml);
+        let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", "agent") else {
+            unreachable!()
+        };
+        let spec = s.spec.as_ref().expect("spec");
+        let claims = spec
+            .volume_claim_templates
+            .as_ref()
+            .expect("claim templates");
+        assert_eq!(claims.len(), 1);
+        assert_eq!(claims[0].metadata.name.as_deref(), Some("agent-wal"));
+        let claim_spec = claims[0].spec.as_ref().expect("claim spec");
+        assert_eq!(
+            claim_spec.access_modes,
+            Some(vec!["ReadWriteOnce".to_owned()])
+        );
+        assert_eq!(claim_spec.resources, None);
+        // No WAL volume: the claim provides it.
+        let pod = spec.template.spec.as_ref().expect("pod");
+        assert_eq!(volume_names(pod), ["config", "config-out", "secrets"]);
+    }
+}
+
+#[test]
+fn q30_kept_the_version_label_is_the_sanitized_operator_version() {
+    let yaml = format!("{AGENT}{METRICS_INSTANCE}");
+    for (version, label) in [
+        ("", ""),
+        ("v0.44.8", "v0-44-8"),
+        ("1.2.3+dirty", "1-2-3-dirty"),
+    ] {
+        let opts = PlanOptions {
+            operator_version: version.to_owned(),
+            ..Default::default()
+        };
+        let (_, p) = plan_with(&yaml, &opts);
+        let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", "agent") else {
+            unreachable!()
+        };
+        let spec = s.spec.as_ref().expect("spec");
+        let pod_labels = spec
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.clone());
+        assert_eq!(
+            pod_labels.expect("labels")["app.kubernetes.io/version"],
+            label
+        );
+        // Never in the selector, never on the workload.
+        let selector = spec.selector.match_labels.as_ref().expect("selector");
+        assert!(!selector.contains_key("app.kubernetes.io/version"));
+        let workload_labels = s.metadata.labels.as_ref().expect("labels");
+        assert!(!workload_labels.contains_key("app.kubernetes.io/version"));
+    }
+}
+
+#[test]
+fn flag_labels_win_everywhere_they_apply() {
+    let yaml = format!(
+        "{AGENT}  podMetadata:\n    labels: {{team: a, grafana-agent: mine}}\n{METRICS_INSTANCE}"
+    );
+    let opts = PlanOptions {
+        labels: BTreeMap::from([
+            ("team".to_owned(), "flag".to_owned()),
+            ("env".to_owned(), "prod".to_owned()),
+        ]),
+        ..Default::default()
+    };
+    let (_, p) = plan_with(&yaml, &opts);
+    let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", "agent") else {
+        unreachable!()
+    };
+    let spec = s.spec.as_ref().expect("spec");
+    let pod = spec
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.labels.clone())
+        .expect("labels");
+    assert_eq!(pod["team"], "flag");
+    assert_eq!(pod["env"], "prod");
+    // Selector labels override podMetadata labels.
+    assert_eq!(pod["grafana-agent"], "agent");
+    let selector = spec.selector.match_labels.clone().expect("selector");
+    assert_eq!(selector["env"], "prod");
+    assert!(!selector.contains_key("team") || selector["team"] == "flag");
+    let DesiredObject::Service(svc) = find(&p, "Service", "agent-operated") else {
+        unreachable!()
+    };
+    let svc_labels = svc.metadata.labels.clone().expect("labels");
+    assert_eq!(svc_labels["env"], "prod");
+    assert_eq!(svc_labels["operated-agent"], "true");
+}
+
+#[test]
+fn workload_annotations_drop_kubectl_ones() {
+    let yaml = AGENT.replace(
+        "  uid:",
+        "  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{}'\n    team: a\n  uid:",
+    ) + METRICS_INSTANCE;
+    let p = plan(&yaml);
+    let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", "agent") else {
+        unreachable!()
+    };
+    assert_eq!(
+        s.metadata.annotations,
+        Some(BTreeMap::from([("team".to_owned(), "a".to_owned())]))
+    );
+}
+
+#[test]
+fn images_default_and_follow_versions() {
+    let cases = [
+        (
+            "",
+            "grafana/agent:v0.44.8",
+            "quay.io/prometheus-operator/prometheus-config-reloader:v0.67.1",
+        ),
+        (
+            "  version: v1.2.3\n  configReloaderVersion: v9.9.9\n",
+            "grafana/agent:v1.2.3",
+            "quay.io/prometheus-operator/prometheus-config-reloader:v9.9.9",
+        ),
+        (
+            "  version: v1.2.3\n  image: my/agent:x\n  configReloaderImage: my/reloader:y\n",
+            "my/agent:x",
+            "my/reloader:y",
+        ),
+    ];
+    for (spec, agent_image, reloader_image) in cases {
+        let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}"));
+        let pod = pod_spec(find(&p, "StatefulSet", "agent"));
+        assert_eq!(pod.containers[0].name, "config-reloader");
+        assert_eq!(pod.containers[0].image.as_deref(), Some(reloader_image));
+        assert_eq!(pod.containers[1].name, "grafana-agent");
+        assert_eq!(pod.containers[1].image.as_deref(), Some(agent_image));
+    }
+}
+
+#[test]
+fn agent_flags_become_arguments_in_order() {
+    let spec = "  enableConfigReadAPI: true\n  disableReporting: true\n  disableSupportBundle: true\n  portName: metrics\n";
+    let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}"));
+    let agent = container(pod_spec(find(&p, "StatefulSet", "agent")), "grafana-agent");
+    assert_eq!(
+        agent.args.as_deref().expect("args")[4..],
+        [
+            "-config.enable-read-api",
+            "-disable-reporting",
+            "-disable-support-bundle"
+        ]
+    );
+    assert_eq!(
+        agent.ports.as_ref().expect("ports")[0].name.as_deref(),
+        Some("metrics")
+    );
+}
+
+// ---- pruning ----
+
+fn existing(kind: &str, namespace: &str, name: &str, uid: &str, managed: bool) -> ExistingObject {
+    let mut labels = BTreeMap::new();
+    if managed {
+        labels.insert(
+            "app.kubernetes.io/managed-by".to_owned(),
+            "grafana-agent-operator".to_owned(),
+        );
+    }
+    ExistingObject {
+        kind: kind.to_owned(),
+        namespace: namespace.to_owned(),
+        name: name.to_owned(),
+        labels,
+        owner_references: vec![OwnerReference {
+            api_version: "monitoring.grafana.com/v1alpha1".to_owned(),
+            kind: "GrafanaAgent".to_owned(),
+            name: "agent".to_owned(),
+            uid: uid.to_owned(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        }],
+    }
+}
+
+const UID: &str = "0b1c2d3e-0000-4000-8000-000000000001";
+
+fn deleted(h: &Hierarchy, desired: &[DesiredObject], existing: &[ExistingObject]) -> Vec<String> {
+    workloads::objects_to_delete(h, desired, existing)
+        .into_iter()
+        .map(|o| format!("{} {}/{}", o.kind, o.namespace, o.name))
+        .collect()
+}
+
+#[test]
+fn q10_stale_shards_are_deleted_only_in_the_agents_namespace_and_only_if_owned() {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    shards: 2\n  logs:",
+    ) + METRICS_INSTANCE;
+    let h = hierarchy(&yaml);
+    let mut desired = workloads::plan(&h, &PlanOptions::default(), &[]).objects;
+    // The metrics config Secret is part of a complete metrics plan.
+    desired.push(config_secret("agent-config"));
+    let cluster = vec![
+        existing("StatefulSet", "monitoring", "agent", UID, true),
+        existing("StatefulSet", "monitoring", "agent-shard-1", UID, true),
+        existing("StatefulSet", "monitoring", "agent-shard-2", UID, true),
+        existing("StatefulSet", "monitoring", "agent-shard-3", UID, true),
+        // Same name in another namespace (another agent's shard): never touched.
+        existing("StatefulSet", "other", "agent-shard-2", UID, true),
+        // Same namespace, not owned by this agent: never touched.
+        existing(
+            "StatefulSet",
+            "monitoring",
+            "agent-shard-4",
+            "another-uid",
+            true,
+        ),
+        // Not managed: never touched.
+        existing("StatefulSet", "monitoring", "agent-shard-5", UID, false),
+    ];
+    assert_eq!(
+        deleted(&h, &desired, &cluster),
+        [
+            "StatefulSet monitoring/agent-shard-2",
+            "StatefulSet monitoring/agent-shard-3"
+        ]
+    );
+}
+
+fn config_secret(name: &str) -> DesiredObject {
+    DesiredObject::Secret(k8s_openapi::api::core::v1::Secret {
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some("monitoring".to_owned()),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+#[test]
+fn disabled_subsystems_are_deleted() {
+    // Only logs remain; metrics and integrations objects of this agent go away.
+    let h = hierarchy(&format!("{AGENT}{LOGS_INSTANCE}"));
+    let mut desired = workloads::plan(&h, &PlanOptions::default(), &[]).objects;
+    desired.push(config_secret("agent-logs-config"));
+    desired.push(config_secret("agent-secrets"));
+    let cluster = vec![
+        existing("Secret", "monitoring", "agent-secrets", UID, true),
+        existing("Secret", "monitoring", "agent-config", UID, true),
+        existing("Service", "monitoring", "agent-operated", UID, true),
+        existing("StatefulSet", "monitoring", "agent", UID, true),
+        existing("Secret", "monitoring", "agent-logs-config", UID, true),
+        existing("DaemonSet", "monitoring", "agent-logs", UID, true),
+        existing(
+            "Secret",
+            "monitoring",
+            "agent-integrations-ds-config",
+            UID,
+            true,
+        ),
+        existing(
+            "DaemonSet",
+            "monitoring",
+            "agent-integrations-ds",
+            UID,
+            true,
+        ),
+        existing(
+            "Deployment",
+            "monitoring",
+            "agent-integrations-deploy",
+            UID,
+            true,
+        ),
+    ];
+    assert_eq!(
+        deleted(&h, &desired, &cluster),
+        [
+            "Secret monitoring/agent-config",
+            "Service monitoring/agent-operated",
+            "StatefulSet monitoring/agent",
+            "Secret monitoring/agent-integrations-ds-config",
+            "DaemonSet monitoring/agent-integrations-ds",
+            "Deployment monitoring/agent-integrations-deploy",
+        ]
+    );
+}
+
+#[test]
+fn a_subsystem_that_failed_to_plan_keeps_its_running_objects() {
+    // Metrics has an instance, but its config Secret is not in the plan (e.g. rejected as too
+    // large): the previous config and every shard stay. So does the assets Secret when the
+    // plan leaves it out (its values add up to more than a Secret holds).
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    shards: 2\n  logs:",
+    ) + METRICS_INSTANCE;
+    let h = hierarchy(&yaml);
+    let desired = workloads::plan(&h, &PlanOptions::default(), &[]).objects;
+    let cluster = vec![
+        existing("Secret", "monitoring", "agent-config", UID, true),
+        existing("StatefulSet", "monitoring", "agent-shard-2", UID, true),
+        existing("Secret", "monitoring", "agent-secrets", UID, true),
+    ];
+    assert!(deleted(&h, &desired, &cluster).is_empty());
+}
+
+#[test]
+fn an_agent_without_uid_owns_nothing() {
+    let h = hierarchy(&AGENT.replace("  uid: 0b1c2d3e-0000-4000-8000-000000000001\n", ""));
+    let cluster = vec![existing("StatefulSet", "monitoring", "agent", "", true)];
+    assert!(deleted(&h, &[], &cluster).is_empty());
+}
+
+// ---- determinism, hashing, round trips ----
+
+#[test]
+fn every_object_round_trips_through_the_k8s_openapi_types() {
+    let yaml = everything(&format!(
+        "{AGENT}  storage:\n    volumeClaimTemplate:\n      metadata: {{name: data, labels: {{a: b}}}}\n      spec: {{resources: {{requests: {{storage: 1Gi}}}}}}\n"
+    ));
+    let p = plan(&yaml);
+    assert_eq!(p.objects.len(), 5, "{:?}", p.rejections);
+    for o in &p.objects {
+        let json = serde_json::to_value(o).expect("serialize");
+        let back = match o {
+            DesiredObject::Service(_) => {
+                DesiredObject::Service(serde_json::from_value::<Service>(json).expect("Service"))
+            }
+            DesiredObject::StatefulSet(_) => DesiredObject::StatefulSet(
+                serde_json::from_value::<StatefulSet>(json).expect("StatefulSet"),
+            ),
+            DesiredObject::DaemonSet(_) => DesiredObject::DaemonSet(
+                serde_json::from_value::<DaemonSet>(json).expect("DaemonSet"),
+            ),
+            DesiredObject::Deployment(_) => DesiredObject::Deployment(
+                serde_json::from_value::<Deployment>(json).expect("Deployment"),
+            ),
+            DesiredObject::Secret(_) => unreachable!("workloads plan no Secret"),
+        };
+        assert_eq!(&back, o, "{} {}", o.kind(), o.name());
+    }
+}
+
+#[test]
+fn q21_content_hash_is_stable_and_changes_with_the_content() {
+    let yaml = everything(AGENT);
+    let first = plan(&yaml);
+    let second = plan(&yaml);
+    let hashes: Vec<String> = first.objects.iter().map(workloads::content_hash).collect();
+    let again: Vec<String> = second.objects.iter().map(workloads::content_hash).collect();
+    assert_eq!(hashes, again);
+    assert!(hashes.iter().all(|h| h.len() == 32));
+    let mut distinct = hashes.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), hashes.len());
+    let changed = plan(&everything(&format!("{AGENT}  version: v0.44.9\n")));
+    assert_ne!(workloads::content_hash(&changed.objects[1]), hashes[1]);
+}
+
+// ---- bad input ----
+
+#[test]
+fn q7_a_long_agent_name_rejects_the_statefulsets_not_the_logs_daemonset() {
+    // 50 characters: the Service (59) and the logs DaemonSet fit, `-shard-1` (58) does not.
+    let name = "a".repeat(50);
+    let yaml = AGENT
+        .replace("  name: agent\n", &format!("  name: {name}\n"))
+        .replace(
+            "    instanceSelector: {}\n  logs:",
+            "    instanceSelector: {}\n    shards: 2\n  logs:",
+        )
+        + METRICS_INSTANCE
+        + LOGS_INSTANCE;
+    let p = plan(&yaml);
+    assert_eq!(
+        names(&p),
+        [("DaemonSet".to_owned(), format!("{name}-logs"))]
+    );
+    assert_eq!(
+        rejection_fields(&p),
+        [format!("GrafanaAgent monitoring/{name} metadata.name")]
+    );
+    assert!(
+        p.rejections[0].message.contains("at most 52"),
+        "{}",
+        p.rejections[0]
+    );
+}
+
+#[test]
+fn an_agent_name_too_long_for_a_label_rejects_every_workload() {
+    let name = "a".repeat(64);
+    let yaml = everything(&AGENT.replace("  name: agent\n", &format!("  name: {name}\n")));
+    let p = plan(&yaml);
+    assert!(p.objects.is_empty());
+    assert_eq!(
+        rejection_fields(&p),
+        [format!("GrafanaAgent monitoring/{name} metadata.name")]
+    );
+}
+
+#[test]
+fn an_integrations_wal_volume_name_too_long_rejects_that_workload() {
+    // `<agent>-integrations-deploy-wal` is a volume name: at most 63 characters.
+    let name = "b".repeat(40);
+    let yaml = AGENT.replace("  name: agent\n", &format!("  name: {name}\n"))
+        + &integration("deploy", false, "")
+        + LOGS_INSTANCE;
+    let p = plan(&yaml);
+    assert_eq!(
+        names(&p),
+        [("DaemonSet".to_owned(), format!("{name}-logs"))]
+    );
+    assert_eq!(p.rejections.len(), 1, "{:?}", p.rejections);
+    assert!(p.rejections[0].message.contains("integrations-deploy-wal"));
+}
+
+#[test]
+fn user_volumes_that_collide_with_the_operators_are_rejected() {
+    let spec = r#"  volumes:
+  - {name: config, emptyDir: {}}
+  - {name: mine, emptyDir: {}}
+  - {name: mine, emptyDir: {}}
+  - {name: Not_Valid, emptyDir: {}}
+  volumeMounts:
+  - {name: mine, mountPath: /var/lib/grafana-agent/config}
+  - {name: absent, mountPath: /elsewhere}
+"#;
+    let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}"));
+    assert!(p.objects.is_empty(), "{:?}", names(&p));
+    assert_eq!(
+        rejection_fields(&p),
+        [
+            "GrafanaAgent monitoring/agent spec.volumeMounts[0].mountPath",
+            "GrafanaAgent monitoring/agent spec.volumeMounts[1].name",
+            "GrafanaAgent monitoring/agent spec.volumes[0].name",
+            "GrafanaAgent monitoring/agent spec.volumes[2].name",
+            "GrafanaAgent monitoring/agent spec.volumes[3].name",
+        ]
+    );
+}
+
+#[test]
+fn a_user_volume_named_like_a_logs_volume_only_rejects_the_logs_daemonset() {
+    let spec = "  volumes:\n  - {name: varlog, emptyDir: {}}\n";
+    let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}{LOGS_INSTANCE}"));
+    assert_eq!(
+        names(&p),
+        [
+            ("Service".to_owned(), "agent-operated".to_owned()),
+            ("StatefulSet".to_owned(), "agent".to_owned())
+        ]
+    );
+    assert_eq!(
+        rejection_fields(&p),
+        ["GrafanaAgent monitoring/agent spec.volumes[0].name"]
+    );
+}
+
+#[test]
+fn bad_container_patches_are_rejected() {
+    let spec = r#"  containers:
+  - name: grafana-agent
+    readinessProbe: {exec: {command: ["true"]}}
+  - name: sidecar
+"#;
+    let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}"));
+    assert!(p.objects.is_empty());
+    assert_eq!(
+        rejection_fields(&p),
+        [
+            "GrafanaAgent monitoring/agent spec.containers[0].readinessProbe",
+            "GrafanaAgent monitoring/agent spec.containers[1].image",
+        ]
+    );
+}
+
+#[test]
+fn q15_colliding_integration_volumes_reject_the_later_integration() {
+    // `monitoring-a-b-data` from Integration a-b (volume data) and from Integration a
+    // (volume b-data).
+    let first = integration(
+        "a-b",
+        false,
+        "  volumes: [{name: data, emptyDir: {}}]\n  volumeMounts: [{name: data, mountPath: /first}]",
+    );
+    let second = integration(
+        "a",
+        false,
+        "  volumes: [{name: b-data, emptyDir: {}}]\n  volumeMounts: [{name: b-data, mountPath: /second}]",
+    );
+    let h = hierarchy(&format!("{AGENT}{first}{second}"));
+    // Discovery orders by name: `a` comes first, so `a-b` is the later one.
+    let subset = workloads::integrations::accepted(&h, false);
+    let kept: Vec<&str> = subset
+        .integrations
+        .iter()
+        .map(|i| i.metadata.name.as_deref().unwrap_or_default())
+        .collect();
+    assert_eq!(kept, ["a"]);
+    let p = workloads::plan(&h, &PlanOptions::default(), &[]);
+    assert_eq!(
+        rejection_fields(&p),
+        ["Integration monitoring/a-b spec.volumes[0].name"]
+    );
+    let spec = pod_spec(find(&p, "Deployment", "agent-integrations-deploy"));
+    assert!(volume_names(spec).contains(&"monitoring-a-b-data".to_owned()));
+    let mounts: Vec<&str> = container(spec, "grafana-agent")
+        .volume_mounts
+        .iter()
+        .flatten()
+        .map(|m| m.mount_path.as_str())
+        .collect();
+    assert!(mounts.contains(&"/second"));
+    assert!(!mounts.contains(&"/first"));
+}
+
+#[test]
+fn integrations_with_unusable_mounts_are_rejected_alone() {
+    let good = integration(
+        "good",
+        true,
+        "  volumes: [{name: v, emptyDir: {}}]\n  volumeMounts: [{name: v, mountPath: /good}]",
+    );
+    let bad = integration(
+        "zbad",
+        true,
+        r#"  volumes: [{name: v, emptyDir: {}}]
+  volumeMounts:
+  - {name: v, mountPath: /good}
+  - {name: missing, mountPath: /x}
+  - {name: v, mountPath: /var/lib/grafana-agent/config}"#,
+    );
+    let p = plan(&format!("{AGENT}{good}{bad}"));
+    assert_eq!(
+        rejection_fields(&p),
+        [
+            "Integration monitoring/zbad spec.volumeMounts[0].mountPath",
+            "Integration monitoring/zbad spec.volumeMounts[1].name",
+            "Integration monitoring/zbad spec.volumeMounts[2].mountPath",
+        ]
+    );
+    let spec = pod_spec(find(&p, "DaemonSet", "agent-integrations-ds"));
+    assert!(volume_names(spec).contains(&"monitoring-good-v".to_owned()));
+    assert!(!volume_names(spec).contains(&"monitoring-zbad-v".to_owned()));
+}
+
+#[test]
+fn an_integration_may_mount_one_volume_twice() {
+    let i = integration(
+        "twice",
+        false,
+        "  volumes: [{name: v, emptyDir: {}}]\n  volumeMounts: [{name: v, mountPath: /a}, {name: v, mountPath: /b, subPath: s}]",
+    );
+    let p = plan(&format!("{AGENT}{i}"));
+    assert!(p.rejections.is_empty(), "{:?}", p.rejections);
+    let spec = pod_spec(find(&p, "Deployment", "agent-integrations-deploy"));
+    let mounts = container(spec, "grafana-agent")
+        .volume_mounts
+        .iter()
+        .flatten()
+        .filter(|m| m.name == "monitoring-twice-v")
+        .count();
+    assert_eq!(mounts, 2);
+}
+
+// ---- upstream unit tests (spec 6.4) ----
+
+#[test]
+fn upstream_security_context_is_unprivileged_by_default() {
+    let p = plan(&format!("{AGENT}{METRICS_INSTANCE}"));
+    let spec = pod_spec(find(&p, "StatefulSet", "agent"));
+    assert_eq!(spec.containers[0].name, "config-reloader");
+    for c in &spec.containers {
+        let sc = c.security_context.as_ref().expect("securityContext");
+        assert_ne!(sc.privileged, Some(true), "{}", c.name);
+        assert_ne!(sc.run_as_user, Some(0), "{}", c.name);
+        assert_ne!(sc.allow_privilege_escalation, Some(true), "{}", c.name);
+    }
+}
+
+#[test]
+fn upstream_runtime_class_name_passes_through_and_unset_stays_unset() {
+    for (spec, expected) in [("", None), ("  runtimeClassName: gvisor\n", Some("gvisor"))] {
+        let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}"));
+        let pod = pod_spec(find(&p, "StatefulSet", "agent"));
+        assert_eq!(pod.runtime_class_name.as_deref(), expected);
+    }
+}
+
+#[test]
+fn upstream_agent_deploy_mode_is_the_second_env_var() {
+    let p = plan(&everything(AGENT));
+    for o in &p.objects {
+        if o.kind() == "Service" {
+            continue;
+        }
+        let agent = container(pod_spec(o), "grafana-agent");
+        let env = &agent.env.as_ref().expect("env")[1];
+        assert_eq!(env.name, "AGENT_DEPLOY_MODE", "{}", o.name());
+        assert_eq!(env.value.as_deref(), Some("operator"));
+    }
+}
+
+#[test]
+fn upstream_integration_subsets_keep_discovery_order() {
+    let yaml = format!(
+        "{AGENT}{}{}{}",
+        integration("node-exporter", true, ""),
+        integration("process", true, ""),
+        integration("redis", false, "")
+    );
+    let h = hierarchy(&yaml);
+    let names = |all_nodes| -> Vec<String> {
+        workloads::integrations::accepted(&h, all_nodes)
+            .integrations
+            .iter()
+            .map(|i| i.metadata.name.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(names(false), ["redis"]);
+    assert_eq!(names(true), ["node-exporter", "process"]);
+}
+
+/// An Integration the config renderer rejects (a name that is no config key, a config that
+/// is not a map) is left out of its workload too: none of its volumes, mounts or keys reach
+/// the pods, its names and paths stay free for the Integrations after it, and a workload
+/// whose Integrations are all rejected is not planned, nor is its config Secret.
+#[test]
+fn integrations_rejected_by_the_config_renderer_are_left_out_of_the_workloads() {
+    let integration = |name: &str, kind: &str, all_nodes: bool, config: &str, path: &str| {
+        format!(
+            r#"
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {{name: {name}, namespace: monitoring}}
+spec:
+  name: {kind}
+  type: {{allNodes: {all_nodes}}}
+  config: {config}
+  volumes: [{{name: v, emptyDir: {{}}}}]
+  volumeMounts: [{{name: v, mountPath: {path}}}]
+  secrets: [{{name: creds, key: {name}}}]
+"#
+        )
+    };
+    let yaml = [
+        AGENT.to_owned(),
+        integration("a-good", "node_exporter", false, "{x: 1}", "/good"),
+        integration("b-bad-name", "node-exporter", false, "{}", "/shared"),
+        integration("c-bad-config", "redis_exporter", false, "[1, 2]", "/c"),
+        // Would collide with b's mount path if b had been taken into the workload.
+        integration("d-later", "redis_exporter", false, "{z: 2}", "/shared"),
+        // The only DaemonSet Integration, rejected.
+        integration("e-all-nodes", "Node_Exporter", true, "{}", "/e"),
+        r#"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: monitoring}
+stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes: e}
+"#
+        .to_owned(),
+    ]
+    .concat();
+    let h = hierarchy(&yaml);
+    let mut loader = Loader::new();
+    loader.add_source("test.yaml", &yaml);
+    let snapshot = loader.finish().snapshot;
+    let discovery = discover(&snapshot.agents[0], &snapshot);
+    let p = render::plan::plan(&discovery, &PlanOptions::default());
+
+    let rejected: Vec<String> = p
+        .rejections
+        .iter()
+        .map(|r| format!("{} {}", r.object, r.field.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            "Integration monitoring/b-bad-name spec.name",
+            "Integration monitoring/c-bad-config spec.config",
+            "Integration monitoring/e-all-nodes spec.name",
+        ]
+    );
+
+    let names: Vec<(&str, &str)> = p.objects.iter().map(|o| (o.kind(), o.name())).collect();
+    assert_eq!(
+        names,
+        [
+            ("Secret", "agent-secrets"),
+            ("Secret", "agent-integrations-deploy-config"),
+            ("Deployment", "agent-integrations-deploy"),
+        ]
+    );
+    let config = &p.configs[0];
+    assert_eq!(config.secret_name, "agent-integrations-deploy-config");
+    assert!(
+        config
+            .text
+            .contains("  node_exporter_configs:\n  - x: 1\n  redis_exporter_configs:\n  - z: 2\n"),
+        "{}",
+        config.text
+    );
+
+    let deployment = p
+        .objects
+        .iter()
+        .find(|o| o.kind() == "Deployment")
+        .expect("deployment");
+    let spec = pod_spec(deployment);
+    let volumes = volume_names(spec);
+    for wanted in ["monitoring-a-good-v", "monitoring-d-later-v"] {
+        assert!(volumes.contains(&wanted.to_owned()), "{volumes:?}");
+    }
+    for unwanted in ["b-bad-name", "c-bad-config", "e-all-nodes"] {
+        assert!(!volumes.iter().any(|v| v.contains(unwanted)), "{volumes:?}");
+    }
+    let mounts: Vec<&str> = container(spec, "grafana-agent")
+        .volume_mounts
+        .iter()
+        .flatten()
+        .filter(|m| m.name.starts_with("monitoring-"))
+        .map(|m| m.mount_path.as_str())
+        .collect();
+    assert_eq!(mounts, ["/good", "/shared"]);
+    let keys: Vec<&str> = spec
+        .volumes
+        .iter()
+        .flatten()
+        .filter(|v| v.name == "agent-integrations-secrets")
+        .flat_map(|v| v.secret.iter().flat_map(|s| s.items.iter().flatten()))
+        .map(|i| i.path.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "secrets/monitoring/creds/a-good",
+            "secrets/monitoring/creds/d-later"
+        ]
+    );
+
+    // The workload planner on its own makes the same decision.
+    let accepted = |all_nodes| -> Vec<String> {
+        workloads::integrations::accepted(&h, all_nodes)
+            .integrations
+            .iter()
+            .map(|i| i.metadata.name.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(accepted(false), ["a-good", "d-later"]);
+    assert!(accepted(true).is_empty());
+}
