@@ -1,0 +1,692 @@
+//! Field ownership (`metadata.managedFields`) and server-side apply.
+//!
+//! Field sets use the real `FieldsV1` encoding: `f:<field>` for map fields, `k:{...}` for
+//! elements of lists with a merge key, `v:<json>` for elements of set lists. Lists of custom
+//! resources are atomic (the default for CRD schemas without `x-kubernetes-list-type`), lists of
+//! built-in kinds use the merge keys of [`crate::patch::merge_key`].
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use crate::patch::{is_set_list, merge_key};
+
+/// A path of `FieldsV1` segments to an owned field, list element or leaf.
+pub type FieldPath = Vec<String>;
+pub type FieldSet = BTreeSet<FieldPath>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error("Apply failed with {} conflict(s): {}", .0.len(), describe_conflicts(.0))]
+    Conflicts(Vec<Conflict>),
+}
+
+/// A field the applier wants to set to a value other than the one another manager owns.
+#[derive(Debug, Clone)]
+pub struct Conflict {
+    pub manager: String,
+    pub api_version: String,
+    /// Display form, e.g. `.spec.replicas`.
+    pub field: String,
+}
+
+fn describe_conflicts(conflicts: &[Conflict]) -> String {
+    conflicts
+        .iter()
+        .map(|conflict| {
+            format!(
+                "conflict with \"{}\" using {}: {}",
+                conflict.manager, conflict.api_version, conflict.field
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Which part of an object a write addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The main resource; `status_separate` when the kind has a status subresource, in which
+    /// case `status` is not owned through the main resource.
+    Main { status_separate: bool },
+    /// The `status` subresource.
+    Status,
+}
+
+impl Scope {
+    fn subresource(self) -> Option<&'static str> {
+        match self {
+            Scope::Main { .. } => None,
+            Scope::Status => Some("status"),
+        }
+    }
+
+    fn includes_top_level(self, field: &str) -> bool {
+        match self {
+            Scope::Main { status_separate } => {
+                let server_or_status = matches!(field, "apiVersion" | "kind")
+                    || (status_separate && field == "status");
+                !server_or_status
+            }
+            Scope::Status => field == "status",
+        }
+    }
+}
+
+/// Metadata the server owns; nobody manages these.
+const SERVER_METADATA: &[&str] = &[
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "selfLink",
+];
+
+/// One `managedFields` entry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub manager: String,
+    /// `Apply` or `Update`.
+    pub operation: String,
+    pub api_version: String,
+    pub time: String,
+    pub subresource: Option<String>,
+    pub fields: FieldSet,
+}
+
+impl Entry {
+    fn same_owner(&self, manager: &str, operation: &str, subresource: Option<&str>) -> bool {
+        self.manager == manager
+            && self.operation == operation
+            && self.subresource.as_deref() == subresource
+    }
+
+    fn to_json(&self) -> Value {
+        let mut entry = json!({
+            "manager": self.manager,
+            "operation": self.operation,
+            "apiVersion": self.api_version,
+            "time": self.time,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": to_fields_v1(&self.fields),
+        });
+        if let Some(subresource) = &self.subresource {
+            entry["subresource"] = json!(subresource);
+        }
+        entry
+    }
+}
+
+/// Reads `metadata.managedFields`; entries that do not parse are dropped, as the real server
+/// resets malformed managed fields.
+pub fn read_entries(object: &Value) -> Vec<Entry> {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|entry| {
+                    Some(Entry {
+                        manager: entry["manager"].as_str()?.to_string(),
+                        operation: entry["operation"].as_str().unwrap_or("Update").to_string(),
+                        api_version: entry["apiVersion"].as_str().unwrap_or_default().to_string(),
+                        time: entry["time"].as_str().unwrap_or_default().to_string(),
+                        subresource: entry["subresource"].as_str().map(str::to_string),
+                        fields: from_fields_v1(&entry["fieldsV1"]),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn write_entries(object: &mut Value, entries: &[Entry]) {
+    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let kept: Vec<Value> = entries
+        .iter()
+        .filter(|entry| !entry.fields.is_empty())
+        .map(Entry::to_json)
+        .collect();
+    if kept.is_empty() {
+        metadata.remove("managedFields");
+    } else {
+        metadata.insert("managedFields".into(), Value::Array(kept));
+    }
+}
+
+pub fn to_fields_v1(fields: &FieldSet) -> Value {
+    let mut root = Map::new();
+    for path in fields {
+        let mut node = &mut root;
+        for segment in path {
+            node = node
+                .entry(segment.clone())
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("field set nodes are always objects");
+        }
+        if path.last().is_some_and(|segment| segment.starts_with("k:")) {
+            node.insert(".".into(), json!({}));
+        }
+    }
+    Value::Object(root)
+}
+
+pub fn from_fields_v1(value: &Value) -> FieldSet {
+    fn walk(node: &Map<String, Value>, path: &mut FieldPath, fields: &mut FieldSet) {
+        for (segment, child) in node {
+            if segment == "." {
+                fields.insert(path.clone());
+                continue;
+            }
+            path.push(segment.clone());
+            match child.as_object() {
+                Some(children) if !children.is_empty() => walk(children, path, fields),
+                _ => {
+                    fields.insert(path.clone());
+                }
+            }
+            path.pop();
+        }
+    }
+    let mut fields = FieldSet::new();
+    if let Some(root) = value.as_object() {
+        walk(root, &mut Vec::new(), &mut fields);
+    }
+    fields
+}
+
+/// The fields an object sets within `scope`. `keyed_lists` is false for custom resources, whose
+/// lists are atomic outside `metadata`.
+pub fn field_set(object: &Value, scope: Scope, keyed_lists: bool) -> FieldSet {
+    let mut fields = FieldSet::new();
+    let Some(map) = object.as_object() else {
+        return fields;
+    };
+    for (key, value) in map {
+        if !scope.includes_top_level(key) {
+            continue;
+        }
+        let mut path = vec![format!("f:{key}")];
+        if key == "metadata" {
+            let Some(metadata) = value.as_object() else {
+                continue;
+            };
+            for (field, child) in metadata {
+                if SERVER_METADATA.contains(&field.as_str()) {
+                    continue;
+                }
+                path.push(format!("f:{field}"));
+                collect(field, child, &mut path, &mut fields, true);
+                path.pop();
+            }
+        } else {
+            collect(key, value, &mut path, &mut fields, keyed_lists);
+        }
+    }
+    fields
+}
+
+fn element_key(field: &str, items: &[Value], keyed_lists: bool) -> Option<&'static str> {
+    if !keyed_lists {
+        return None;
+    }
+    let key = merge_key(field, items.first())?;
+    items
+        .iter()
+        .all(|item| item.get(key).is_some())
+        .then_some(key)
+}
+
+fn key_segment(key: &str, element: &Value) -> String {
+    format!("k:{}", json!({ key: element[key] }))
+}
+
+fn collect(
+    field: &str,
+    value: &Value,
+    path: &mut FieldPath,
+    fields: &mut FieldSet,
+    keyed_lists: bool,
+) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, child) in map {
+                path.push(format!("f:{key}"));
+                collect(key, child, path, fields, keyed_lists);
+                path.pop();
+            }
+        }
+        Value::Array(items) if is_set_list(field) && items.iter().all(|item| !item.is_object()) => {
+            if items.is_empty() {
+                fields.insert(path.clone());
+            }
+            for item in items {
+                path.push(format!("v:{item}"));
+                fields.insert(path.clone());
+                path.pop();
+            }
+        }
+        Value::Array(items) if !items.is_empty() => match element_key(field, items, keyed_lists) {
+            Some(key) => {
+                for item in items {
+                    path.push(key_segment(key, item));
+                    fields.insert(path.clone());
+                    if let Some(map) = item.as_object() {
+                        for (child_key, child) in map {
+                            path.push(format!("f:{child_key}"));
+                            collect(child_key, child, path, fields, keyed_lists);
+                            path.pop();
+                        }
+                    }
+                    path.pop();
+                }
+            }
+            None => {
+                fields.insert(path.clone());
+            }
+        },
+        _ => {
+            fields.insert(path.clone());
+        }
+    }
+}
+
+fn element_matches(element: &Value, segment: &str) -> bool {
+    if let Some(key_json) = segment.strip_prefix("k:") {
+        let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(key_json) else {
+            return false;
+        };
+        keys.iter()
+            .all(|(key, wanted)| element.get(key) == Some(wanted))
+    } else if let Some(value_json) = segment.strip_prefix("v:") {
+        serde_json::from_str::<Value>(value_json).is_ok_and(|wanted| *element == wanted)
+    } else {
+        false
+    }
+}
+
+fn child<'a>(value: &'a Value, segment: &str) -> Option<&'a Value> {
+    if let Some(field) = segment.strip_prefix("f:") {
+        value.as_object()?.get(field)
+    } else {
+        value
+            .as_array()?
+            .iter()
+            .find(|element| element_matches(element, segment))
+    }
+}
+
+fn child_mut<'a>(value: &'a mut Value, segment: &str) -> Option<&'a mut Value> {
+    if let Some(field) = segment.strip_prefix("f:") {
+        value.as_object_mut()?.get_mut(field)
+    } else {
+        value
+            .as_array_mut()?
+            .iter_mut()
+            .find(|element| element_matches(element, segment))
+    }
+}
+
+pub fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter()
+        .try_fold(object, |current, segment| child(current, segment))
+}
+
+fn remove_at(object: &mut Value, path: &[String]) -> Option<Value> {
+    let (last, parent_path) = path.split_last()?;
+    let mut parent = object;
+    for segment in parent_path {
+        parent = child_mut(parent, segment)?;
+    }
+    if let Some(field) = last.strip_prefix("f:") {
+        parent.as_object_mut()?.remove(field)
+    } else {
+        let items = parent.as_array_mut()?;
+        let index = items
+            .iter()
+            .position(|element| element_matches(element, last))?;
+        Some(items.remove(index))
+    }
+}
+
+/// Human form of a path, as in the real conflict messages: `.spec.containers[name="a"].image`.
+pub fn display_path(path: &[String]) -> String {
+    let mut shown = String::new();
+    for segment in path {
+        if let Some(field) = segment.strip_prefix("f:") {
+            shown.push('.');
+            shown.push_str(field);
+        } else if let Some(keys) = segment.strip_prefix("k:") {
+            let parsed: Map<String, Value> = serde_json::from_str(keys).unwrap_or_default();
+            let inner: Vec<String> = parsed
+                .iter()
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect();
+            shown.push_str(&format!("[{}]", inner.join(",")));
+        } else if let Some(value) = segment.strip_prefix("v:") {
+            shown.push_str(&format!("[={value}]"));
+        }
+    }
+    shown
+}
+
+/// Whether `path` is a merge-key field of a keyed list element (`...k:{"name":"a"}, f:name`).
+fn is_key_field(path: &[String]) -> bool {
+    let [.., parent, last] = path else {
+        return false;
+    };
+    let (Some(keys), Some(field)) = (parent.strip_prefix("k:"), last.strip_prefix("f:")) else {
+        return false;
+    };
+    serde_json::from_str::<Map<String, Value>>(keys).is_ok_and(|keys| keys.contains_key(field))
+}
+
+fn is_element(path: &[String]) -> bool {
+    path.last()
+        .is_some_and(|segment| !segment.starts_with("f:"))
+}
+
+fn owns_path_or_descendant(fields: &FieldSet, path: &[String]) -> bool {
+    fields
+        .range(path.to_vec()..)
+        .next()
+        .is_some_and(|candidate| candidate.starts_with(path))
+}
+
+/// Who is writing.
+#[derive(Debug, Clone)]
+pub struct Writer<'a> {
+    pub manager: &'a str,
+    pub api_version: &'a str,
+    pub time: &'a str,
+    pub scope: Scope,
+    pub keyed_lists: bool,
+}
+
+/// Records an Update (create, replace or non-apply patch): fields whose value changed become
+/// the writer's, and nobody owns fields that disappeared.
+pub fn record_update(old: Option<&Value>, new: &mut Value, writer: &Writer<'_>) {
+    let mut entries = old.map(read_entries).unwrap_or_default();
+    let new_fields = field_set(new, writer.scope, writer.keyed_lists);
+    let old_fields = old
+        .map(|old| field_set(old, writer.scope, writer.keyed_lists))
+        .unwrap_or_default();
+    let changed: FieldSet = new_fields
+        .iter()
+        .filter(|path| {
+            let before = old.and_then(|old| value_at(old, path));
+            if is_element(path) {
+                before.is_none()
+            } else {
+                before != value_at(new, path)
+            }
+        })
+        .cloned()
+        .collect();
+    let removed: FieldSet = old_fields.difference(&new_fields).cloned().collect();
+    let subresource = writer.scope.subresource();
+    for entry in &mut entries {
+        entry
+            .fields
+            .retain(|path| !changed.contains(path) && !removed.contains(path));
+    }
+    if !changed.is_empty() {
+        match entries
+            .iter_mut()
+            .find(|entry| entry.same_owner(writer.manager, "Update", subresource))
+        {
+            Some(entry) => {
+                entry.fields.extend(changed);
+                entry.time = writer.time.to_string();
+                entry.api_version = writer.api_version.to_string();
+            }
+            None => entries.push(Entry {
+                manager: writer.manager.to_string(),
+                operation: "Update".into(),
+                api_version: writer.api_version.to_string(),
+                time: writer.time.to_string(),
+                subresource: subresource.map(str::to_string),
+                fields: changed,
+            }),
+        }
+    }
+    write_entries(new, &entries);
+}
+
+/// Merges an applied configuration into `base`, keyed lists element by element.
+fn merge_applied(base: &mut Value, applied: &Value, field: &str, keyed_lists: bool) {
+    match (base, applied) {
+        (Value::Object(base_map), Value::Object(applied_map)) => {
+            for (key, value) in applied_map {
+                if value.is_null() {
+                    base_map.remove(key);
+                    continue;
+                }
+                let keyed = keyed_lists || field == "metadata";
+                match base_map.get_mut(key) {
+                    Some(existing) if existing.is_object() && value.is_object() => {
+                        merge_applied(existing, value, key, keyed);
+                    }
+                    Some(existing) if existing.is_array() && value.is_array() => {
+                        merge_applied(existing, value, key, keyed);
+                    }
+                    _ => {
+                        base_map.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (Value::Array(base_items), Value::Array(applied_items)) => {
+            if is_set_list(field) {
+                for item in applied_items {
+                    if !base_items.contains(item) {
+                        base_items.push(item.clone());
+                    }
+                }
+                return;
+            }
+            let key = element_key(field, applied_items, keyed_lists)
+                .filter(|key| base_items.iter().all(|item| item.get(*key).is_some()));
+            let Some(key) = key else {
+                *base_items = applied_items.clone();
+                return;
+            };
+            for item in applied_items {
+                match base_items
+                    .iter_mut()
+                    .find(|existing| existing.get(key) == item.get(key))
+                {
+                    Some(existing) => merge_applied(existing, item, "", keyed_lists),
+                    None => base_items.push(item.clone()),
+                }
+            }
+        }
+        (base, applied) => *base = applied.clone(),
+    }
+}
+
+/// Server-side apply of `applied` by `writer` onto `current` (a skeleton when creating).
+/// Returns the merged object with updated managed fields, or the conflicts unless `force`.
+pub fn apply(
+    current: &Value,
+    applied: &Value,
+    writer: &Writer<'_>,
+    force: bool,
+) -> Result<Value, ApplyError> {
+    let mut entries = read_entries(current);
+    let subresource = writer.scope.subresource();
+    let applied_fields = field_set(applied, writer.scope, writer.keyed_lists);
+
+    let mut conflicts = Vec::new();
+    let mut conflicting_paths: Vec<(usize, FieldPath)> = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        if entry.same_owner(writer.manager, "Apply", subresource) {
+            continue;
+        }
+        for path in entry.fields.intersection(&applied_fields) {
+            if is_element(path) {
+                continue;
+            }
+            if value_at(current, path) != value_at(applied, path) {
+                conflicts.push(Conflict {
+                    manager: entry.manager.clone(),
+                    api_version: entry.api_version.clone(),
+                    field: display_path(path),
+                });
+                conflicting_paths.push((index, path.clone()));
+            }
+        }
+    }
+    if !conflicts.is_empty() && !force {
+        return Err(ApplyError::Conflicts(conflicts));
+    }
+    for (index, path) in conflicting_paths {
+        entries[index].fields.remove(&path);
+    }
+
+    let mut merged = current.clone();
+    let mut scoped_applied = Map::new();
+    if let Some(applied_map) = applied.as_object() {
+        for (key, value) in applied_map {
+            if key == "metadata" {
+                let mut metadata = value.as_object().cloned().unwrap_or_default();
+                metadata.retain(|field, _| !SERVER_METADATA.contains(&field.as_str()));
+                scoped_applied.insert(key.clone(), Value::Object(metadata));
+            } else if writer.scope.includes_top_level(key) {
+                scoped_applied.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if matches!(writer.scope, Scope::Status) {
+        scoped_applied.remove("metadata");
+    }
+    merge_applied(
+        &mut merged,
+        &Value::Object(scoped_applied),
+        "",
+        writer.keyed_lists,
+    );
+
+    let previous = entries
+        .iter()
+        .find(|entry| entry.same_owner(writer.manager, "Apply", subresource))
+        .map(|entry| entry.fields.clone())
+        .unwrap_or_default();
+    let mut removed: Vec<&FieldPath> = previous.difference(&applied_fields).collect();
+    removed.sort_by_key(|path| std::cmp::Reverse(path.len()));
+    for path in removed {
+        let owned_by_others = entries.iter().any(|entry| {
+            !entry.same_owner(writer.manager, "Apply", subresource)
+                && owns_path_or_descendant(&entry.fields, path)
+        });
+        if owned_by_others || owns_path_or_descendant(&applied_fields, path) || is_key_field(path) {
+            // Key fields go with their element, never alone: the element stays identifiable.
+            continue;
+        }
+        remove_at(&mut merged, path);
+        // Drop maps this removal left empty (but never top-level sections).
+        let mut ancestor = path.clone();
+        while ancestor.len() > 2 {
+            ancestor.pop();
+            let empty = value_at(&merged, &ancestor)
+                .is_some_and(|value| value.as_object().is_some_and(Map::is_empty));
+            let owned = entries.iter().any(|entry| entry.fields.contains(&ancestor))
+                || applied_fields.contains(&ancestor);
+            if !empty || owned {
+                break;
+            }
+            remove_at(&mut merged, &ancestor);
+        }
+    }
+
+    match entries
+        .iter_mut()
+        .find(|entry| entry.same_owner(writer.manager, "Apply", subresource))
+    {
+        Some(entry) => {
+            entry.fields = applied_fields;
+            entry.time = writer.time.to_string();
+            entry.api_version = writer.api_version.to_string();
+        }
+        None => entries.push(Entry {
+            manager: writer.manager.to_string(),
+            operation: "Apply".into(),
+            api_version: writer.api_version.to_string(),
+            time: writer.time.to_string(),
+            subresource: subresource.map(str::to_string),
+            fields: applied_fields,
+        }),
+    }
+    write_entries(&mut merged, &entries);
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer(manager: &str) -> Writer<'_> {
+        Writer {
+            manager,
+            api_version: "apps/v1",
+            time: "2024-01-01T00:00:00Z",
+            scope: Scope::Main {
+                status_separate: true,
+            },
+            keyed_lists: true,
+        }
+    }
+
+    #[test]
+    fn fields_v1_round_trips() {
+        let object = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}, "finalizers": ["x"]},
+            "spec": {"containers": [{"name": "c", "image": "i"}], "tolerations": [{"key": "k"}]}, "status": {"phase": "Running"}});
+        let fields = field_set(
+            &object,
+            Scope::Main {
+                status_separate: true,
+            },
+            true,
+        );
+        assert!(fields.contains(&vec![
+            "f:spec".to_string(),
+            "f:containers".into(),
+            "k:{\"name\":\"c\"}".into(),
+            "f:image".into()
+        ]));
+        assert!(fields.contains(&vec!["f:spec".to_string(), "f:tolerations".into()]));
+        assert!(fields.contains(&vec![
+            "f:metadata".to_string(),
+            "f:finalizers".into(),
+            "v:\"x\"".into()
+        ]));
+        assert!(!fields.iter().any(|path| path[0] == "f:status"));
+        assert_eq!(from_fields_v1(&to_fields_v1(&fields)), fields);
+    }
+
+    #[test]
+    fn apply_removes_dropped_fields_and_reports_conflicts() {
+        let skeleton =
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}});
+        let first = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labels": {"a": "1", "b": "2"}}, "spec": {"replicas": 1}});
+        let applied = apply(&skeleton, &first, &writer("one"), false).unwrap();
+        let second = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labels": {"a": "1"}}, "spec": {"replicas": 1}});
+        let reapplied = apply(&applied, &second, &writer("one"), false).unwrap();
+        assert_eq!(reapplied["metadata"]["labels"], json!({"a": "1"}));
+        let other = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3}});
+        let error = apply(&reapplied, &other, &writer("two"), false).unwrap_err();
+        assert!(error.to_string().contains(".spec.replicas"), "{error}");
+        let forced = apply(&reapplied, &other, &writer("two"), true).unwrap();
+        assert_eq!(forced["spec"]["replicas"], json!(3));
+        let shared = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3}});
+        assert!(apply(&forced, &shared, &writer("three"), false).is_ok());
+    }
+}
