@@ -1,0 +1,175 @@
+//! `agent-operator`: deploys and configures Grafana Agent from custom resources.
+//!
+//! * `render`: what the operator would create for the GrafanaAgents in some manifests, offline;
+//! * `crds`: the CustomResourceDefinitions it reads.
+
+mod inputs;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use render::manifest::{Loader, Severity};
+use render::object_ref::{Kind, ObjectRef};
+use render::output::{configs_stream, crds_stream, objects_stream, plan_all};
+use render::plan::PlanOptions;
+
+#[derive(Parser)]
+#[command(
+    name = "agent-operator",
+    version,
+    about = "Kubernetes operator for Grafana Agent"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print every object the operator would create for the GrafanaAgents in the input.
+    ///
+    /// Reads YAML files or directories (recursively, *.yaml and *.yml, multi-document; `-` is
+    /// stdin) holding GrafanaAgents, MetricsInstances, LogsInstances, PodLogs, Integrations,
+    /// ServiceMonitors, PodMonitors, Probes, Secrets, ConfigMaps and Namespaces; other kinds are
+    /// skipped. Problems go to stderr, naming the file, document, object and field; everything
+    /// valid is still rendered. Exits non-zero when nothing could be rendered, or with
+    /// --strict when anything was reported.
+    Render {
+        /// A file, a directory or `-` (stdin); repeatable.
+        #[arg(short = 'f', long = "filename", required = true)]
+        files: Vec<String>,
+        /// Only this GrafanaAgent (NAMESPACE/NAME).
+        #[arg(long)]
+        agent: Option<String>,
+        /// Print the rendered agent.yml documents instead of the objects.
+        #[arg(long)]
+        config: bool,
+        /// Fail on any warning, error or rejected object.
+        #[arg(long)]
+        strict: bool,
+        /// Extra labels for generated objects, `k1=v1,k2=v2` (the operator's --labels).
+        #[arg(long, value_parser = parse_labels, default_value = "")]
+        labels: std::collections::BTreeMap<String, String>,
+        /// The operator version shown in the pods' app.kubernetes.io/version label.
+        #[arg(long, default_value = concat!("v", env!("CARGO_PKG_VERSION")))]
+        operator_version: String,
+    },
+    /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
+    Crds {
+        /// Only the CRDs of one API group.
+        #[arg(long, value_enum)]
+        group: Option<Group>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Group {
+    /// monitoring.grafana.com: GrafanaAgent, MetricsInstance, LogsInstance, PodLogs, Integration.
+    Grafana,
+    /// monitoring.coreos.com: ServiceMonitor, PodMonitor, Probe.
+    Coreos,
+}
+
+fn parse_labels(s: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    s.split(',')
+        .filter(|pair| !pair.trim().is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+            _ => Err(format!("label {pair:?} is not of the form key=value")),
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Crds { group } => {
+            let group = group.map(|g| match g {
+                Group::Grafana => api::crds::CrdGroup::Grafana,
+                Group::Coreos => api::crds::CrdGroup::Coreos,
+            });
+            print(&crds_stream(group)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Render {
+            files,
+            agent,
+            config,
+            strict,
+            labels,
+            operator_version,
+        } => {
+            let only = agent.as_deref().map(parse_agent).transpose()?;
+            let mut loader = Loader::new();
+            for (source, text) in inputs::read_all(&files)? {
+                loader.add_source(&source, &text);
+            }
+            let loaded = loader.finish();
+            let mut problems = 0;
+            for d in &loaded.diagnostics {
+                eprintln!("{d}");
+                problems += usize::from(d.severity >= Severity::Warning);
+            }
+            let opts = PlanOptions {
+                labels,
+                operator_version,
+            };
+            let plans = plan_all(&loaded.snapshot, &opts, only.as_ref());
+            for r in plans.iter().flat_map(|p| &p.rejections) {
+                eprintln!("rejected: {r}");
+                problems += 1;
+            }
+            if plans.is_empty() {
+                let what = match &only {
+                    Some(o) => format!("no {o} in the input"),
+                    None => "no GrafanaAgent in the input".to_owned(),
+                };
+                eprintln!("error: nothing to render: {what}");
+                return Ok(ExitCode::FAILURE);
+            }
+            let text = if config {
+                configs_stream(&plans)
+            } else {
+                objects_stream(&plans)?
+            };
+            print(&text)?;
+            // The process ends here: the kernel takes the memory back at once, where freeing
+            // the input, the plans and the text object by object takes a tenth of a large
+            // render.
+            std::mem::forget((loaded, plans, text));
+            Ok(if strict && problems > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}
+
+fn parse_agent(s: &str) -> Result<ObjectRef> {
+    let (ns, name) = s
+        .split_once('/')
+        .filter(|(ns, name)| !ns.is_empty() && !name.is_empty())
+        .with_context(|| format!("--agent {s:?}: expected NAMESPACE/NAME"))?;
+    Ok(ObjectRef::new(Kind::GrafanaAgent, ns, name))
+}
+
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is not an error worth reporting.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to stdout"),
+    }
+}

@@ -1,0 +1,198 @@
+//! The `agent-operator` binary as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn agent_operator(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run agent-operator")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+/// Compares `actual` with the golden file `testdata/examples/<name>`; `UPDATE_GOLDEN=1`
+/// rewrites it.
+fn golden(name: &str, actual: &str) {
+    let path = root().join("testdata/examples").join(name);
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, actual).expect("write golden");
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    pretty_assertions::assert_eq!(
+        expected,
+        actual,
+        "{} (UPDATE_GOLDEN=1 rewrites it)",
+        path.display()
+    );
+}
+
+#[test]
+fn render_of_the_bundled_examples_matches_its_golden_files() {
+    let objects = agent_operator(&["render", "-f", "examples/", "--operator-version", "v0.1.0"]);
+    assert!(objects.status.success(), "{}", stderr(&objects));
+    assert_eq!(
+        stderr(&objects),
+        "",
+        "the examples render without any warning"
+    );
+    golden("objects.yaml", &stdout(&objects));
+    let configs = agent_operator(&[
+        "render",
+        "-f",
+        "examples/",
+        "--config",
+        "--operator-version",
+        "v0.1.0",
+    ]);
+    assert!(configs.status.success(), "{}", stderr(&configs));
+    golden("configs.yaml", &stdout(&configs));
+}
+
+#[test]
+fn render_output_is_valid_kubernetes_yaml() {
+    let out = agent_operator(&["render", "-f", "examples/"]);
+    let text = stdout(&out);
+    let docs: Vec<&str> = text
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .collect();
+    assert!(docs.len() >= 8, "{} objects", docs.len());
+    for doc in docs {
+        let v: serde_json::Value = serde_saphyr::from_str(doc).expect("YAML");
+        for field in ["apiVersion", "kind"] {
+            assert!(v[field].is_string(), "{field} in {doc}");
+        }
+        assert!(
+            v["metadata"]["name"].is_string() && v["metadata"]["namespace"].is_string(),
+            "{doc}"
+        );
+    }
+}
+
+#[test]
+fn render_is_deterministic() {
+    let a = stdout(&agent_operator(&["render", "-f", "examples/"]));
+    let b = stdout(&agent_operator(&[
+        "render",
+        "-f",
+        "examples/40-integrations.yaml",
+        "-f",
+        "examples/",
+    ]));
+    assert_eq!(a, b, "input order and duplicates do not change the output");
+}
+
+#[test]
+fn agent_filter_and_missing_agent() {
+    let only = agent_operator(&["render", "-f", "examples/", "--agent", "monitoring/agent"]);
+    assert!(only.status.success());
+    let none = agent_operator(&["render", "-f", "examples/", "--agent", "monitoring/nope"]);
+    assert!(!none.status.success());
+    assert!(
+        stderr(&none).contains("no GrafanaAgent monitoring/nope in the input"),
+        "{}",
+        stderr(&none)
+    );
+    let bad = agent_operator(&["render", "-f", "examples/", "--agent", "nope"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("expected NAMESPACE/NAME"));
+}
+
+#[test]
+fn bad_objects_are_reported_but_do_not_stop_the_rest_unless_strict() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("typo.yaml"),
+        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: typo, namespace: monitoring, labels: {agent: agent}}\nspec:\n  remoteWritee: []\n",
+    )
+    .expect("write");
+    let examples = root().join("examples");
+    let args = [
+        "render",
+        "-f",
+        examples.to_str().expect("path"),
+        "-f",
+        dir.to_str().expect("path"),
+    ];
+    let lenient = agent_operator(&args);
+    assert!(lenient.status.success(), "{}", stderr(&lenient));
+    let err = stderr(&lenient);
+    assert!(
+        err.contains("typo.yaml (document 1): MetricsInstance monitoring/typo: spec.remoteWritee: unknown field, ignored"),
+        "{err}"
+    );
+    let mut strict_args = args.to_vec();
+    strict_args.push("--strict");
+    assert!(!agent_operator(&strict_args).status.success());
+}
+
+#[test]
+fn nothing_to_render_fails() {
+    let dir = tempdir();
+    std::fs::write(dir.join("x.yaml"), "not: [valid\n").expect("write");
+    let out = agent_operator(&["render", "-f", dir.to_str().expect("path")]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("not valid YAML"), "{}", stderr(&out));
+    let missing = agent_operator(&["render", "-f", "does/not/exist.yaml"]);
+    assert!(!missing.status.success());
+    assert!(stderr(&missing).contains("does/not/exist.yaml"));
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let text =
+        std::fs::read_to_string(root().join("examples/10-grafana-agent.yaml")).expect("example");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(["render", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("name: agent-secrets"));
+}
+
+#[test]
+fn crds_prints_all_or_one_group() {
+    let all = stdout(&agent_operator(&["crds"]));
+    let committed = std::fs::read_to_string(root().join("deploy/crds/crds.yaml")).expect("crds");
+    assert_eq!(all, committed);
+    let coreos = stdout(&agent_operator(&["crds", "--group", "coreos"]));
+    assert_eq!(coreos.matches("kind: CustomResourceDefinition").count(), 3);
+    assert!(!coreos.contains("monitoring.grafana.com"));
+}
+
+fn tempdir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "agent-operator-cli-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("tempdir");
+    dir
+}

@@ -1,0 +1,136 @@
+//! The operator's two ways in agree: the bundled examples applied to an API server with
+//! `kubectl apply` and read back with `kubectl get -o yaml` (as the README suggests piping into
+//! `render -f -`) render the same objects as the example files, byte for byte, except for the
+//! UIDs the server gave the GrafanaAgent (owner references carry them). kubectl is required:
+//! without it this test fails, it is never skipped.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agent-operator-cluster-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+struct Kubectl {
+    kubeconfig: PathBuf,
+    cache_dir: PathBuf,
+}
+
+impl Kubectl {
+    fn ok(&self, args: &[&str]) -> String {
+        let binary = std::env::var_os("KUBECTL").unwrap_or_else(|| "kubectl".into());
+        let output = Command::new(&binary)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(&self.cache_dir)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .current_dir(root())
+            .output()
+            .unwrap_or_else(|e| panic!("kubectl is required by this test ({binary:?}): {e}"));
+        assert!(
+            output.status.success(),
+            "kubectl {args:?} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+fn render(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .arg("render")
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-operator");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("agent-operator")
+}
+
+/// `uid: '<uuid>'` lines as `uid: ''`, the UID of an object not yet in a cluster; returns
+/// how many were replaced.
+fn without_uids(text: &str) -> (String, usize) {
+    let mut replaced = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| match line.split_once("uid: ") {
+            Some((indent, value)) if value != "''" => {
+                replaced += 1;
+                format!("{indent}uid: ''")
+            }
+            _ => line.to_owned(),
+        })
+        .collect();
+    (lines.join("\n") + "\n", replaced)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rendering_what_a_cluster_holds_equals_rendering_the_files() {
+    let server = testkube::TestKube::start().await.expect("start testkube");
+    let dir = scratch_dir();
+    let kubectl = Kubectl {
+        kubeconfig: dir.join("kubeconfig"),
+        cache_dir: dir.join("kubectl-cache"),
+    };
+    server
+        .write_kubeconfig(&kubectl.kubeconfig)
+        .expect("kubeconfig");
+
+    kubectl.ok(&["apply", "-f", "deploy/crds/"]);
+    kubectl.ok(&[
+        "wait",
+        "--for",
+        "condition=Established",
+        "crd",
+        "--all",
+        "--timeout",
+        "30s",
+    ]);
+    kubectl.ok(&["apply", "-f", "examples/"]);
+    let cluster = kubectl.ok(&[
+        "get",
+        "namespaces,secrets,configmaps,grafanaagents,metricsinstances,logsinstances,podlogs,integrations,servicemonitors,podmonitors,probes",
+        "-A",
+        "-o",
+        "yaml",
+    ]);
+
+    let from_cluster = render(&["-f", "-"], Some(&cluster));
+    assert!(
+        from_cluster.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_cluster.stderr)
+    );
+    let from_files = render(&["-f", "examples/"], None);
+    assert!(from_files.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&from_cluster.stderr),
+        String::from_utf8_lossy(&from_files.stderr),
+        "the same problems are reported"
+    );
+
+    let (cluster_text, uids) = without_uids(&String::from_utf8_lossy(&from_cluster.stdout));
+    assert!(
+        uids > 0,
+        "objects read from the server have UIDs, so owner references carry them"
+    );
+    let (files_text, _) = without_uids(&String::from_utf8_lossy(&from_files.stdout));
+    pretty_assertions::assert_eq!(cluster_text, files_text);
+    let _ = std::fs::remove_dir_all(dir);
+}
