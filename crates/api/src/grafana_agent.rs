@@ -23,6 +23,7 @@ use crate::status::GrafanaAgentStatus;
     group = "monitoring.grafana.com",
     version = "v1alpha1",
     kind = "GrafanaAgent",
+    doc = "A deployment of Grafana Agent: the root from which the operator selects instances, monitors and integrations, and for which it creates config Secrets, StatefulSets, a DaemonSet and a Service.",
     plural = "grafanaagents",
     singular = "grafanaagent",
     namespaced,
@@ -33,48 +34,85 @@ use crate::status::GrafanaAgentStatus;
 )]
 #[serde(rename_all = "camelCase")]
 pub struct GrafanaAgentSpec {
+    /// Log level of the agents (`server.log_level` in every generated config), e.g. `debug`.
+    /// Unset or empty leaves it out, so the agent's own default applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_level: Option<String>,
+    /// Log format of the agents (`server.log_format`), e.g. `logfmt` or `json`. Unset or empty
+    /// leaves it out, so the agent's own default applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_format: Option<String>,
+    /// How the agents reach the Kubernetes API for service discovery, used in every generated
+    /// `kubernetes_sd_configs` entry; its Secrets are read from the agent's namespace.
+    /// `authorization` is not rendered. Unset: the pods' in-cluster credentials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_server: Option<ApiServerConfig>,
+    /// Labels and annotations added to every generated pod. The operator's own labels win on a
+    /// conflict, and `name` is ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_metadata: Option<EmbeddedObjectMetadata>,
+    /// Tag of the `grafana/agent` image, used when `image` is unset; defaults to `v0.44.8`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// Full image reference of the agent container, used as given; takes precedence over `version`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// Tag of the `quay.io/prometheus-operator/prometheus-config-reloader` image, used when
+    /// `configReloaderImage` is unset; defaults to `v0.67.1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_reloader_version: Option<String>,
+    /// Full image reference of the config-reloader container, used as given; takes precedence
+    /// over `configReloaderVersion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_reloader_image: Option<String>,
+    /// When true, the operator leaves this agent's objects alone: nothing is created, updated or
+    /// deleted until it is unpaused. Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
+    /// Secrets for pulling the images, added to every generated pod.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub image_pull_secrets: Vec<LocalObjectReference>,
+    /// Where the metrics StatefulSets keep their WAL: an `emptyDir`, or a `volumeClaimTemplate`
+    /// that gives each pod a PVC. Unset: an emptyDir. `disableMountSubPath` is ignored, and
+    /// `ephemeral` (like `storage: {}`) yields an empty claim template, as upstream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageSpec>,
+    /// Extra volumes for every generated pod, added after the operator's own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volumes: Vec<Volume>,
+    /// Extra mounts for both operator containers (`config-reloader` and `grafana-agent`) of every
+    /// generated pod.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volume_mounts: Vec<VolumeMount>,
+    /// Resource requests and limits of the `grafana-agent` container only (not the
+    /// config-reloader).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourceRequirements>,
+    /// Node selector of every generated pod.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub node_selector: BTreeMap<String, String>,
+    /// Service account every generated pod runs as; it needs read access to the objects the agents
+    /// discover.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
+    /// Secrets in the agent's namespace to mount read-only in every generated pod, each at
+    /// `/var/lib/grafana-agent/extra-secrets/<name>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub secrets: Vec<String>,
+    /// ConfigMaps in the agent's namespace to mount read-only in every generated pod, each at
+    /// `/var/lib/grafana-agent/extra-configmaps/<name>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_maps: Vec<String>,
+    /// Affinity of every generated pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
+    /// Tolerations of every generated pod.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
+    /// Topology spread constraints of every generated pod.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    /// Pod-level security context of every generated pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security_context: Option<PodSecurityContext>,
     /// Strategic-merge patches onto the operator's containers, matched by name; other names
@@ -82,26 +120,39 @@ pub struct GrafanaAgentSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(transform = crate::schema::container_port_protocol_default)]
     pub containers: Vec<Container>,
+    /// Init containers of every generated pod, used as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(transform = crate::schema::container_port_protocol_default)]
     pub init_containers: Vec<Container>,
+    /// Priority class of every generated pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_class_name: Option<String>,
+    /// Runtime class of every generated pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_class_name: Option<String>,
     /// Name of the agent's HTTP port; defaults to `http-metrics`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port_name: Option<String>,
+    /// When true, the agents serve their loaded config over HTTP (`-config.enable-read-api`).
+    /// Defaults to false.
     #[serde(default, rename = "enableConfigReadAPI")]
     pub enable_config_read_api: bool,
+    /// When true, the agents send no anonymous usage reports (`-disable-reporting`). Defaults to
+    /// false.
     #[serde(default)]
     pub disable_reporting: bool,
+    /// When true, the agents' support bundle endpoint is turned off (`-disable-support-bundle`).
+    /// Defaults to false.
     #[serde(default)]
     pub disable_support_bundle: bool,
+    /// Metrics collection: which MetricsInstances, how many shards and replicas, and settings
+    /// for all their jobs. Unset: no metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<MetricsSubsystemSpec>,
+    /// Logs collection: which LogsInstances, and their default clients. Unset: no logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logs: Option<LogsSubsystemSpec>,
+    /// Which Integrations the agents run. Unset: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrations: Option<IntegrationsSubsystemSpec>,
 }
@@ -110,41 +161,70 @@ pub struct GrafanaAgentSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricsSubsystemSpec {
+    /// Destinations every metrics instance of this agent sends to (`global.remote_write`);
+    /// their Secrets are read from the agent's namespace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub remote_write: Vec<RemoteWriteSpec>,
+    /// Pods per metrics StatefulSet; defaults to 1, and a negative value counts as 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
+    /// Number of metrics StatefulSets the scrape targets are split between; unset or less than
+    /// 2 means one, unsharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<i32>,
     /// How targets are split between shards: `hashmod` (upstream's) or `consistent`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sharding_strategy: Option<ShardingStrategy>,
+    /// Name of the external label that tells the pods of a shard apart (value
+    /// `replica-<pod ordinal>`); defaults to `__replica__`, and `""` leaves the label out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_external_label_name: Option<String>,
+    /// Name of the external label whose value is `<agent namespace>/<agent name>`; defaults to
+    /// `cluster`, and `""` leaves the label out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_external_label_name: Option<String>,
+    /// Default scrape interval of every job (`global.scrape_interval`), e.g. `30s`; unset leaves
+    /// the agent's default (1m).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scrape_interval: Option<String>,
+    /// Default scrape timeout of every job (`global.scrape_timeout`); unset leaves the agent's
+    /// default. A timeout longer than the interval is reported and left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scrape_timeout: Option<String>,
+    /// Labels added to every series the agents send. They may overwrite the cluster label, but not
+    /// the replica label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub external_labels: BTreeMap<String, String>,
+    /// Whether ServiceMonitors may make the agents read files from their own filesystem.
     #[serde(
         default,
         rename = "arbitraryFSAccessThroughSMs",
         skip_serializing_if = "Option::is_none"
     )]
     pub arbitrary_fs_access_through_sms: Option<ArbitraryFsAccessThroughSms>,
+    /// When true, every ServiceMonitor and PodMonitor job gets `honor_labels: false`, whatever
+    /// its endpoint asks for. Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub override_honor_labels: bool,
+    /// When true, every job gets `honor_timestamps: false`, whatever its endpoint asks for.
+    /// Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub override_honor_timestamps: bool,
+    /// When true, ServiceMonitors, PodMonitors and Probes discover targets only in their own
+    /// namespace, whatever their `namespaceSelector` says. Which monitors are selected is not
+    /// affected. Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignore_namespace_selectors: bool,
+    /// When set, every ServiceMonitor, PodMonitor and Probe job ends with a rule setting this
+    /// label to the monitor's namespace; metric relabelings that target it are dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforced_namespace_label: Option<String>,
+    /// Upper bound on the sample limit of every ServiceMonitor and PodMonitor job: the lower of
+    /// this and the monitor's `sampleLimit` applies. Probes are not limited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforced_sample_limit: Option<u64>,
+    /// Upper bound on the target limit of every ServiceMonitor and PodMonitor job: the lower of
+    /// this and the monitor's `targetLimit` applies. Probes are not limited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforced_target_limit: Option<u64>,
     /// Selects MetricsInstances; unset selects none, `{}` selects all.
@@ -155,7 +235,8 @@ pub struct MetricsSubsystemSpec {
     pub instance_namespace_selector: Option<LabelSelector>,
 }
 
-/// How scrape targets are assigned to metrics shards.
+// How scrape targets are assigned to metrics shards. (A `//` comment: a doc comment here would
+// replace the field's description in the inlined CRD schema.)
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ShardingStrategy {
@@ -167,9 +248,12 @@ pub enum ShardingStrategy {
     Consistent,
 }
 
+/// Limits on what ServiceMonitors may make the agents read from their own filesystem.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ArbitraryFsAccessThroughSms {
+    /// When true, a ServiceMonitor with a `bearerTokenFile` or a TLS `caFile`, `certFile` or
+    /// `keyFile` on any endpoint is rejected as a whole. Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deny: bool,
 }
@@ -178,16 +262,26 @@ pub struct ArbitraryFsAccessThroughSms {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LogsSubsystemSpec {
+    /// Loki clients for the LogsInstances that define none of their own; their Secrets are read
+    /// from the agent's namespace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<LogsClientSpec>,
+    /// Name of the label, with value `<agent namespace>/<agent name>`, that every client adds to
+    /// the logs it sends; defaults to `cluster`, and `""` leaves the label out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logs_external_label_name: Option<String>,
+    /// Selects LogsInstances; unset selects none, `{}` selects all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_selector: Option<LabelSelector>,
+    /// Namespaces to search for LogsInstances; unset means the agent's own, `{}` means all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_namespace_selector: Option<LabelSelector>,
+    /// When true, PodLogs discover pods only in their own namespace, whatever their
+    /// `namespaceSelector` says. Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignore_namespace_selectors: bool,
+    /// When set, every PodLogs job ends with a rule setting this label to the PodLogs'
+    /// namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforced_namespace_label: Option<String>,
 }
@@ -196,8 +290,10 @@ pub struct LogsSubsystemSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IntegrationsSubsystemSpec {
+    /// Selects Integrations; unset selects none, `{}` selects all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
+    /// Namespaces to search for Integrations; unset means the agent's own, `{}` means all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
 }

@@ -8,11 +8,14 @@ use serde::{Deserialize, Serialize};
 use crate::selectors::{ConfigMapKeySelector, SecretKeySelector};
 use crate::status::SelectionStatus;
 
+/// Desired state of an Integration: one integration the selecting agents run, its config, and
+/// the files it needs.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
     version = "v1alpha1",
     kind = "Integration",
+    doc = "One Grafana Agent integration (an embedded exporter) run by the GrafanaAgents that select it.",
     plural = "integrations",
     singular = "integration",
     namespaced,
@@ -25,21 +28,31 @@ use crate::status::SelectionStatus;
 pub struct IntegrationSpec {
     /// The integration's name; its config goes under `<name>_configs`.
     pub name: String,
+    /// Where the integration runs: on every node, or once for the agent.
     #[serde(rename = "type")]
     pub type_: IntegrationType,
     /// The integration's config, copied verbatim into the agent's config.
     #[schemars(schema_with = "crate::schema::preserved_object")]
     pub config: serde_json::Value,
+    /// Volumes added to the pods that run this integration, each renamed
+    /// `<namespace>-<name>-<volume>` after this Integration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volumes: Vec<Volume>,
+    /// Mounts of this Integration's volumes into the agent containers; `name` is the volume's
+    /// name as written in `volumes`, before the renaming.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volume_mounts: Vec<VolumeMount>,
+    /// Secret keys in this Integration's namespace, mounted as files at
+    /// `/etc/grafana-agent/integrations/secrets/<namespace>/<secret>/<key>` for `config` to use.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub secrets: Vec<SecretKeySelector>,
+    /// ConfigMap keys in this Integration's namespace, mounted as files at
+    /// `/etc/grafana-agent/integrations/configMaps/<namespace>/<configmap>/<key>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_maps: Vec<ConfigMapKeySelector>,
 }
 
+/// Where an integration runs.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IntegrationType {

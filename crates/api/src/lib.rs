@@ -15,6 +15,7 @@ pub mod metrics_instance;
 pub mod monitors;
 pub mod pod_logs;
 pub mod prometheus;
+pub mod reference;
 mod schema;
 pub mod selectors;
 pub mod status;

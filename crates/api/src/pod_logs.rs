@@ -11,11 +11,14 @@ use crate::prometheus::RelabelConfig;
 use crate::selectors::NamespaceSelector;
 use crate::status::SelectionStatus;
 
+/// Which Pods' logs to collect and how to process each line. Becomes one promtail scrape job,
+/// `podLogs/<namespace>/<name>`, in the config of every LogsInstance that selects it.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
     version = "v1alpha1",
     kind = "PodLogs",
+    doc = "Which pods' logs a LogsInstance collects, and how each line is processed.",
     plural = "podlogs",
     singular = "podlogs",
     namespaced,
@@ -26,16 +29,26 @@ use crate::status::SelectionStatus;
 )]
 #[serde(rename_all = "camelCase")]
 pub struct PodLogsSpec {
+    /// A Pod label whose value becomes the `job` label. Without it, or when the Pod lacks that
+    /// label, `job` is `<namespace>/<name>` of the PodLogs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_label: Option<String>,
+    /// Pod labels copied onto every log stream, each name sanitized into a valid label name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pod_target_labels: Vec<String>,
     /// Selects the pods whose logs are collected. Required.
     pub selector: LabelSelector,
+    /// The namespaces to discover Pods in. Defaults to the PodLogs' own namespace; ignored (own
+    /// namespace only) when the GrafanaAgent sets `spec.logs.ignoreNamespaceSelectors`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<NamespaceSelector>,
+    /// Processing stages run on every log line, in order. A value promtail would refuse (a bad
+    /// regular expression, duration or label name) rejects the PodLogs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pipeline_stages: Vec<PipelineStageSpec>,
+    /// Relabeling rules applied to the discovered Pods, after the operator's own rules (which
+    /// set `__path__`) and before the enforced namespace label. No node filter is added, so
+    /// each agent pod discovers every selected Pod; add a `__host__` rule here to limit that.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relabelings: Vec<RelabelConfig>,
 }
@@ -45,83 +58,123 @@ pub struct PodLogsSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PipelineStageSpec {
+    /// Parses lines written in the CRI log format (containerd, CRI-O).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cri: Option<CriStageSpec>,
+    /// Parses lines written in Docker's JSON log format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docker: Option<DockerStageSpec>,
+    /// Discards lines that meet the given conditions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop: Option<DropStageSpec>,
+    /// Reads values out of a JSON log line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json: Option<JsonStageSpec>,
+    /// Keeps only these labels and removes every other. An empty list is not written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_allow: Option<Vec<String>>,
+    /// Removes these labels. An empty list is not written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_drop: Option<Vec<String>>,
+    /// Sets labels from extracted values: label name to the name of the extracted value, where
+    /// an empty value means the same name as the label. Each key must be a valid label name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
+    /// Rate-limits the lines that pass through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<LimitStageSpec>,
+    /// Runs nested stages, or drops the line, for entries whose labels match a selector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#match: Option<MatchStageSpec>,
+    /// Metrics derived from log lines, keyed by metric name; the agent exposes them on its
+    /// own metrics endpoint. An empty map is not written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<BTreeMap<String, MetricsStageSpec>>,
+    /// Joins lines that belong together (such as a stack trace) into one entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multiline: Option<MultilineStageSpec>,
+    /// Replaces the log line with an extracted value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputStageSpec>,
+    /// Moves labels into the log line, which becomes a JSON object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pack: Option<PackStageSpec>,
+    /// Extracts values from the line with a regular expression's named groups.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regex: Option<RegexStageSpec>,
+    /// Rewrites the parts of the line a regular expression captures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replace: Option<ReplaceStageSpec>,
+    /// Computes an extracted value with a Go template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<TemplateStageSpec>,
+    /// Sets the tenant the entry is sent as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant: Option<TenantStageSpec>,
+    /// Sets the entry's timestamp from an extracted value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<TimestampStageSpec>,
 }
 
+/// Parses CRI-format lines, taking the timestamp, the stream and the message from each. Has no
+/// settings.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct CriStageSpec {}
 
+/// Parses Docker JSON-format lines, taking the timestamp, the stream and the message from
+/// each. Has no settings.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct DockerStageSpec {}
 
+/// Discards log lines. The conditions that are set must all hold for a line to be dropped.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DropStageSpec {
+    /// The extracted value to test instead of the log line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A regular expression (RE2); lines it matches are dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expression: Option<String>,
+    /// Drops the line when `source` holds exactly this value. Promtail refuses it together
+    /// with `expression`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// Drops lines whose timestamp is older than this Go duration (`1h`) before now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub older_than: Option<String>,
+    /// Drops lines longer than this size, in bytes or with a unit (`8KB`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longer_than: Option<String>,
+    /// The `reason` label counted for dropped lines. Promtail's default is `drop_stage`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_counter_reason: Option<String>,
 }
 
+/// Parses a log line (or an extracted value) as JSON and extracts values from it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JsonStageSpec {
+    /// The extracted value to parse instead of the log line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Name of each value to extract, to the JMESPath expression that finds it; an empty
+    /// expression looks up the name itself.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expressions: BTreeMap<String, String>,
 }
 
+/// Limits how many lines per second pass through.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LimitStageSpec {
+    /// Lines per second allowed through. 0 or unset is not written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<i64>,
+    /// Lines allowed through in one burst above the rate. 0 or unset is not written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<i64>,
+    /// When true, lines over the limit are discarded; when false (the default), they wait.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop: Option<bool>,
 }
@@ -131,106 +184,165 @@ pub struct LimitStageSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchStageSpec {
+    /// A LogQL stream selector, optionally with line filters (`{app="web"} |= "error"`), that
+    /// picks the entries this stage applies to.
     pub selector: String,
+    /// A name for the nested pipeline, shown in promtail's pipeline metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline_name: Option<String>,
+    /// `keep` (promtail's default) runs `stages` on matching entries; `drop` discards them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// The `reason` label counted for lines dropped by `action: drop`. Promtail's default is
+    /// `match_stage`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_counter_reason: Option<String>,
+    /// The nested stages, as a YAML list written with the same field names as
+    /// `pipelineStages`. Unknown keys are ignored; text that is not such a list rejects the
+    /// PodLogs, and so does nesting deeper than 32 levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stages: Option<String>,
 }
 
+/// One metric a `metrics` stage derives from log lines.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricsStageSpec {
+    /// `Counter`, `Gauge` or `Histogram`, in any letter case.
     #[serde(rename = "type")]
     pub type_: String,
+    /// The metric's help text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Prefix of the metric name. Promtail's own prefix is used when empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
+    /// The extracted value the metric reads. Defaults to the metric's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A Go duration after which a series that got no update is removed (promtail's default:
+    /// 5m).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_idle_duration: Option<String>,
+    /// Counters only: when true, every line counts, whether or not `source` was extracted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_all: Option<bool>,
+    /// Counters with `matchAll` and `action: add` only: when true, the line's size in bytes is
+    /// added instead of one per line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count_entry_bytes: Option<bool>,
+    /// Updates the metric only when `source` holds exactly this value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// How the metric changes: `inc` or `add` for counters; `set`, `inc`, `dec`, `add` or
+    /// `sub` for gauges.
     pub action: String,
     /// Histogram buckets, as strings that must parse as numbers.
+    /// Whole numbers are written as integers; anything else rejects the PodLogs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub buckets: Vec<String>,
 }
 
+/// Joins the lines of one multi-line message (such as a stack trace) into a single entry.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MultilineStageSpec {
+    /// A regular expression (RE2) that matches the first line of each message.
     pub first_line: String,
+    /// A Go duration to wait for more lines before the message is sent as it is (promtail's
+    /// default: 3s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wait_time: Option<String>,
+    /// Most lines one message may hold (promtail's default: 128). 0 is not written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lines: Option<i64>,
 }
 
+/// Replaces the log line with an extracted value.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct OutputStageSpec {
+    /// The extracted value that becomes the new log line.
     pub source: String,
 }
 
+/// Embeds labels in the log line: the line becomes a JSON object holding those labels and the
+/// original line under `_entry`, and the labels are removed from the stream.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PackStageSpec {
+    /// The labels (or extracted values) to embed.
     pub labels: Vec<String>,
+    /// When true, the entry's timestamp becomes the time it was packed. Only `true` is
+    /// written, so `false` leaves promtail's default, which is also `true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ingest_timestamp: bool,
 }
 
+/// Extracts values with the named capture groups of a regular expression.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct RegexStageSpec {
+    /// The extracted value to match instead of the log line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A regular expression (RE2); each named group becomes an extracted value of that name.
     pub expression: String,
 }
 
+/// Rewrites the parts of a log line (or an extracted value) that a regular expression captures.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct ReplaceStageSpec {
+    /// The extracted value to rewrite instead of the log line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A regular expression (RE2); the text of each capture group is replaced. Named groups
+    /// also become extracted values.
     pub expression: String,
+    /// The replacement text, a Go template that can use the captured values. Empty removes
+    /// the captured text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replace: Option<String>,
 }
 
+/// Sets an extracted value to the result of a Go template.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct TemplateStageSpec {
+    /// The extracted value to set; it is created when missing.
     pub source: String,
+    /// A Go text/template; `.Value` is the current value of `source`, and other extracted
+    /// values are available by name.
     pub template: String,
 }
 
+/// Sets the tenant (the `X-Scope-OrgID` of Loki) an entry is sent as. Set exactly one field.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct TenantStageSpec {
+    /// A label whose value is the tenant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// An extracted value that holds the tenant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A fixed tenant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
 }
 
+/// Sets an entry's timestamp from an extracted value.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TimestampStageSpec {
+    /// The extracted value that holds the time.
     pub source: String,
+    /// How to read it: a Go time layout, or a name such as `RFC3339`, `Unix` or `UnixMs`.
     pub format: String,
+    /// Formats tried in order when `format` does not fit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallback_formats: Vec<String>,
+    /// IANA time zone (`Europe/Berlin`) for times written without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// What to do when the time cannot be read: `fudge` (promtail's default) keeps a time just
+    /// after the previous entry's, `skip` leaves the timestamp unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action_on_failure: Option<String>,
 }

@@ -13,21 +13,41 @@ fn default_relabel_action() -> String {
 }
 
 /// One relabeling rule. `action` defaults to `replace`, as the CRD declares.
+///
+/// Empty and zero fields are left out of the rendered rule, so Prometheus' defaults apply to
+/// them. A rule the agent would refuse (unknown action, invalid regex, missing `targetLabel`
+/// or `modulus`) leaves out the object or remote_write entry that holds it, and is reported.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RelabelConfig {
+    /// Labels whose values, joined with `separator`, are matched against `regex`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub source_labels: Vec<String>,
+    /// String placed between the values of `sourceLabels`; empty or unset leaves Prometheus'
+    /// default, `;`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
+    /// Label the rule writes to (for `keepequal` and `dropequal`, the label compared with).
+    /// Required by `replace`, `hashmod`, `lowercase`, `uppercase`, `keepequal` and `dropequal`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_label: Option<String>,
+    /// RE2 regular expression matched against the joined source values, anchored at both
+    /// ends. Empty or unset leaves Prometheus' default, `(.*)`; an empty regex cannot be
+    /// expressed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regex: Option<String>,
+    /// Modulus of the hash computed by the `hashmod` action, which needs it above 0; 0 is left
+    /// out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modulus: Option<u64>,
+    /// Value written by `replace` (or the label name built by `labelmap`); `$1` or `${name}`
+    /// refer to regex groups. Empty or unset leaves Prometheus' default, `$1`, so an empty
+    /// replacement cannot be expressed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replacement: Option<String>,
+    /// What the rule does: `replace` (the default), `keep`, `drop`, `hashmod`, `labelmap`,
+    /// `labeldrop`, `labelkeep`, `lowercase`, `uppercase`, `keepequal` or `dropequal`, in any
+    /// letter case. Written as given.
     #[serde(default = "default_relabel_action")]
     pub action: String,
 }
@@ -47,90 +67,149 @@ impl Default for RelabelConfig {
 }
 
 /// TLS settings whose files all come from Secrets or ConfigMaps.
+///
+/// Each referenced key is copied into the agents' secrets volume (mounted at
+/// `/var/lib/grafana-agent/secrets`) and the config refers to it by path.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SafeTlsConfig {
+    /// CA certificate that verifies the server, from a Secret or ConfigMap key; written as
+    /// `ca_file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca: Option<SecretOrConfigMap>,
+    /// Client certificate, from a Secret or ConfigMap key; written as `cert_file`. It needs a
+    /// client key as well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert: Option<SecretOrConfigMap>,
+    /// Secret key holding the private key of the client certificate; written as `key_file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_secret: Option<SecretKeySelector>,
+    /// Host name expected in the server's certificate, also sent as the TLS server name (SNI).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
+    /// Skip verification of the server's certificate. Only `true` is written; defaults to
+    /// verifying.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insecure_skip_verify: Option<bool>,
 }
 
-/// [`SafeTlsConfig`] plus literal file paths inside the agent's pod, which win over the
-/// Secret-backed ones.
+/// TLS settings from Secrets or ConfigMaps plus literal file paths inside the agent's pod,
+/// which win over the Secret-backed ones.
+///
+/// In a ServiceMonitor, a file path makes the whole ServiceMonitor rejected when the
+/// GrafanaAgent sets `spec.metrics.arbitraryFSAccessThroughSMs.deny`.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TlsConfig {
+    /// The Secret- and ConfigMap-backed settings; their fields sit directly in this object.
     #[serde(flatten)]
     pub safe: SafeTlsConfig,
+    /// Path, inside the agent's pods, of a CA certificate file; when non-empty it replaces
+    /// `ca`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<String>,
+    /// Path, inside the agent's pods, of a client certificate file; when non-empty it replaces
+    /// `cert`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert_file: Option<String>,
+    /// Path, inside the agent's pods, of the client key file; when non-empty it replaces
+    /// `keySecret`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_file: Option<String>,
 }
 
+/// HTTP basic authentication, each part read from a Secret key in the namespace of the object
+/// that holds it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BasicAuth {
+    /// Secret key holding the username, which is written into the config in plain text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<SecretKeySelector>,
+    /// Secret key holding the password. remote_write reads it from a mounted file; everywhere
+    /// else (scrape jobs, `apiServer`, logs clients) it is written into the config in plain
+    /// text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<SecretKeySelector>,
 }
 
+/// OAuth 2.0 client credentials, exchanged at `tokenUrl` for the token sent with each request.
+///
+/// Rendered for remote_write and logs clients. ServiceMonitors, PodMonitors and Probes accept
+/// it but it has no effect there (its Secrets are still read, as upstream).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuth2 {
+    /// Client ID, written into the config in plain text. Only a Secret key is supported: an
+    /// entry whose client ID comes from a ConfigMap is left out and reported.
     pub client_id: SecretOrConfigMap,
+    /// Secret key holding the client secret, which the agent reads from a mounted file.
     pub client_secret: SecretKeySelector,
+    /// URL of the token endpoint.
     pub token_url: String,
+    /// Scopes asked for with the token.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// Extra parameters added to the token request.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub endpoint_params: BTreeMap<String, String>,
 }
 
 /// The `authorization` block of monitors and Probes (read by upstream only for asset collection).
+///
+/// Accepted for compatibility; nothing of it is rendered.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SafeAuthorization {
+    /// Authentication scheme, such as `Bearer`. Has no effect.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
+    /// Secret key holding the credentials. Not rendered, but still read as upstream does: a
+    /// missing key is reported, and a monitor or Probe that names one is left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<SecretKeySelector>,
 }
 
 /// The apiServer `authorization` block, which also accepts a literal credentials file.
+///
+/// Accepted for compatibility; nothing of it is rendered (use `bearerToken` or
+/// `bearerTokenFile` instead).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Authorization {
+    /// The `type` and `credentials` fields, which sit directly in this object.
     #[serde(flatten)]
     pub safe: SafeAuthorization,
+    /// Path of a file holding the credentials. Has no effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<String>,
 }
 
 /// How the agents reach the Kubernetes API for service discovery.
+///
+/// Applied to every `kubernetes_sd_configs` entry the operator generates (metrics and logs);
+/// its Secrets are read from the GrafanaAgent's namespace.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiServerConfig {
+    /// Address of the API server (a host, `host:port` or URL), written as `api_server`; empty
+    /// leaves it out.
     pub host: String,
+    /// Basic authentication; username and password are both written into the config in plain
+    /// text. Cannot be combined with a bearer token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<BasicAuth>,
+    /// Bearer token, written into the config in plain text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bearer_token: Option<String>,
+    /// Path, inside the agent's pods, of a file holding the bearer token. Set at most one of
+    /// `bearerToken` and `bearerTokenFile`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bearer_token_file: Option<String>,
+    /// TLS settings for the connection to the API server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_config: Option<TlsConfig>,
+    /// Accepted for compatibility; has no effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization: Option<Authorization>,
 }
@@ -139,10 +218,14 @@ pub struct ApiServerConfig {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedObjectMetadata {
+    /// Name of the object. Ignored in `podMetadata`; in a volume claim template it names the
+    /// claim and the WAL volume, and defaults to `<statefulset name>-wal`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Labels added to the object. On pods, the operator's own selector labels win over them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// Annotations added to the object.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
 }
@@ -151,28 +234,45 @@ pub struct EmbeddedObjectMetadata {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedPersistentVolumeClaim {
+    /// Accepted for compatibility; has no effect (the template is always a v1
+    /// PersistentVolumeClaim).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
+    /// Accepted for compatibility; has no effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// Name, labels and annotations of the claims.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<EmbeddedObjectMetadata>,
+    /// Spec of the claims, copied as given except that `accessModes` defaults to
+    /// `[ReadWriteOnce]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<k8s_openapi::api::core::v1::PersistentVolumeClaimSpec>,
+    /// Copied into the template as given; normally left unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<k8s_openapi::api::core::v1::PersistentVolumeClaimStatus>,
 }
 
 /// Where the metrics WAL lives.
+///
+/// Unset keeps it in an emptyDir. Only the metrics StatefulSets use it; the integrations
+/// workloads always keep their WAL in an emptyDir.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StorageSpec {
+    /// Accepted for compatibility; has no effect (the WAL volume is always mounted whole).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disable_mount_sub_path: Option<bool>,
+    /// Keep the WAL in an emptyDir with these settings, and make no volume claim template.
+    /// Takes precedence over `volumeClaimTemplate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub empty_dir: Option<k8s_openapi::api::core::v1::EmptyDirVolumeSource>,
+    /// Accepted for compatibility; has no effect. As upstream, `storage` without `emptyDir`
+    /// still gets a claim template, built from defaults when `volumeClaimTemplate` is unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ephemeral: Option<k8s_openapi::api::core::v1::EphemeralVolumeSource>,
+    /// Template of the PersistentVolumeClaim that holds the WAL of each metrics pod. Used
+    /// whenever `storage` is set without `emptyDir`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volume_claim_template: Option<EmbeddedPersistentVolumeClaim>,
 }

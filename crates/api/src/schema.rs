@@ -15,9 +15,13 @@ pub fn preserved_object(_: &mut SchemaGenerator) -> Schema {
 ///
 /// # Panics
 ///
-/// When the schema has no `ports[].protocol` under its items: a k8s-openapi upgrade changed the
-/// shape, and the default would silently go missing.
+/// When an inlined Container schema has no `ports[].protocol`: a k8s-openapi upgrade changed
+/// the shape, and the default would silently go missing. (A `$ref` to Container, as the CRD
+/// reference generates, is left alone: there Container is Kubernetes' type, linked.)
 pub fn container_port_protocol_default(schema: &mut Schema) {
+    if schema.pointer("/items/$ref").is_some() {
+        return;
+    }
     let protocol = schema
         .pointer_mut("/items/properties/ports/items/properties/protocol")
         .and_then(serde_json::Value::as_object_mut)

@@ -9,9 +9,14 @@ use serde::{Deserialize, Serialize};
 /// A key of a Secret in the namespace of the object that holds the selector.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct SecretKeySelector {
+    /// The key in the Secret's `data` whose value is used.
     pub key: String,
+    /// Name of the Secret. Optional in the schema, as upstream, but a selector without a name
+    /// refers to nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// Accepted for compatibility and ignored, as upstream: a missing Secret or key is handled
+    /// the same way whatever it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
@@ -19,9 +24,14 @@ pub struct SecretKeySelector {
 /// A key of a ConfigMap in the namespace of the object that holds the selector.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct ConfigMapKeySelector {
+    /// The key in the ConfigMap's `data` (or `binaryData`) whose value is used.
     pub key: String,
+    /// Name of the ConfigMap. Optional in the schema, as upstream, but a selector without a name
+    /// refers to nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// Accepted for compatibility and ignored, as upstream: a missing ConfigMap or key is
+    /// handled the same way whatever it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
@@ -30,8 +40,10 @@ pub struct ConfigMapKeySelector {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretOrConfigMap {
+    /// A key of a Secret; used whenever it is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret: Option<SecretKeySelector>,
+    /// A key of a ConfigMap; used only when `secret` is unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map: Option<ConfigMapKeySelector>,
 }
@@ -41,8 +53,12 @@ pub struct SecretOrConfigMap {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceSelector {
+    /// When true, discovery covers every namespace and `matchNames` is ignored. Defaults to
+    /// false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub any: bool,
+    /// Namespaces discovery covers when `any` is false; empty means the namespace of the object
+    /// holding this selector.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub match_names: Vec<String>,
 }

@@ -1,7 +1,7 @@
 //! `agent-operator`: deploys and configures Grafana Agent from custom resources.
 //!
 //! * `render`: what the operator would create for the GrafanaAgents in some manifests, offline;
-//! * `crds`: the CustomResourceDefinitions it reads.
+//! * `crds`: the CustomResourceDefinitions it reads (`--reference`: their Markdown reference).
 
 mod inputs;
 
@@ -59,8 +59,11 @@ enum Command {
     /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
     Crds {
         /// Only the CRDs of one API group.
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, conflicts_with = "reference")]
         group: Option<Group>,
+        /// Print the CRD reference (Markdown, as in docs/crd-reference.md) instead.
+        #[arg(long)]
+        reference: bool,
     },
 }
 
@@ -94,7 +97,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Crds { group } => {
+        Command::Crds {
+            reference: true, ..
+        } => {
+            print(&api::reference::markdown())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Crds { group, .. } => {
             let group = group.map(|g| match g {
                 Group::Grafana => api::crds::CrdGroup::Grafana,
                 Group::Coreos => api::crds::CrdGroup::Coreos,

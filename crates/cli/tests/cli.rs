@@ -185,6 +185,16 @@ fn crds_prints_all_or_one_group() {
     assert!(!coreos.contains("monitoring.grafana.com"));
 }
 
+#[test]
+fn crds_reference_prints_the_committed_reference() {
+    let reference = stdout(&agent_operator(&["crds", "--reference"]));
+    let committed =
+        std::fs::read_to_string(root().join("docs/crd-reference.md")).expect("crd-reference.md");
+    assert_eq!(reference, committed);
+    let both = agent_operator(&["crds", "--reference", "--group", "grafana"]);
+    assert!(!both.status.success(), "--group and --reference conflict");
+}
+
 fn tempdir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
