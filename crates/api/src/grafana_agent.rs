@@ -134,15 +134,12 @@ pub struct GrafanaAgentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port_name: Option<String>,
     /// When true, the agents serve their loaded config over HTTP (`-config.enable-read-api`).
-    /// Defaults to false.
     #[serde(default, rename = "enableConfigReadAPI")]
     pub enable_config_read_api: bool,
-    /// When true, the agents send no anonymous usage reports (`-disable-reporting`). Defaults to
-    /// false.
+    /// When true, the agents send no anonymous usage reports (`-disable-reporting`).
     #[serde(default)]
     pub disable_reporting: bool,
     /// When true, the agents' support bundle endpoint is turned off (`-disable-support-bundle`).
-    /// Defaults to false.
     #[serde(default)]
     pub disable_support_bundle: bool,
     /// Metrics collection: which MetricsInstances, how many shards and replicas, and settings

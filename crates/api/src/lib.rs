@@ -16,7 +16,7 @@ pub mod monitors;
 pub mod pod_logs;
 pub mod prometheus;
 pub mod reference;
-mod schema;
+pub mod schema;
 pub mod selectors;
 pub mod status;
 

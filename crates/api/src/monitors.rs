@@ -113,6 +113,7 @@ pub struct ScrapeEndpoint {
     pub path: Option<String>,
     /// `http` or `https`. Defaults to `http`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["http", "https"]))]
     pub scheme: Option<String>,
     /// URL query parameters sent with every scrape, each name with its list of values.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -120,11 +121,13 @@ pub struct ScrapeEndpoint {
     /// How often to scrape, as a Prometheus duration (`30s`, `1m`). Defaults to the
     /// GrafanaAgent's `spec.metrics.scrapeInterval`, else 1m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = crate::schema::DURATION_PATTERN))]
     pub interval: Option<String>,
     /// How long a scrape may take, as a Prometheus duration. Defaults to the GrafanaAgent's
     /// `spec.metrics.scrapeTimeout`, else 10s; a timeout longer than the interval rejects the
     /// monitor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = crate::schema::DURATION_PATTERN))]
     pub scrape_timeout: Option<String>,
     /// A Secret key, in the monitor's namespace, holding a bearer token for the scrape. The
     /// value is written into the agent config itself. Ignored when the Secret name is empty.
@@ -296,11 +299,13 @@ pub struct ProbeSpec {
     /// How often to probe, as a Prometheus duration. Defaults to the GrafanaAgent's
     /// `spec.metrics.scrapeInterval`, else 1m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = crate::schema::DURATION_PATTERN))]
     pub interval: Option<String>,
     /// How long a probe may take, as a Prometheus duration. Defaults to the GrafanaAgent's
     /// `spec.metrics.scrapeTimeout`, else 10s; a timeout longer than the interval rejects the
     /// Probe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = crate::schema::DURATION_PATTERN))]
     pub scrape_timeout: Option<String>,
     /// TLS settings for talking to the prober, from Secrets and ConfigMaps in the Probe's
     /// namespace.
@@ -344,6 +349,7 @@ pub struct ProberSpec {
     pub url: String,
     /// `http` or `https`. Defaults to `http`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["http", "https"]))]
     pub scheme: Option<String>,
     /// HTTP path of the prober's probe endpoint; an empty path also means `/probe`.
     #[serde(default = "default_prober_path")]

@@ -22,6 +22,7 @@ fn default_relabel_action() -> String {
 pub struct RelabelConfig {
     /// Labels whose values, joined with `separator`, are matched against `regex`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("items" = {"type": "string", "pattern": crate::schema::LABEL_NAME_PATTERN}))]
     pub source_labels: Vec<String>,
     /// String placed between the values of `sourceLabels`; empty or unset leaves Prometheus'
     /// default, `;`.
@@ -45,10 +46,10 @@ pub struct RelabelConfig {
     /// replacement cannot be expressed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replacement: Option<String>,
-    /// What the rule does: `replace` (the default), `keep`, `drop`, `hashmod`, `labelmap`,
-    /// `labeldrop`, `labelkeep`, `lowercase`, `uppercase`, `keepequal` or `dropequal`, in any
-    /// letter case. Written as given.
+    /// What the rule does, in lower case or prometheus-operator's capitalized spelling
+    /// (`HashMod`, `LabelMap`, ...), which is written as given.
     #[serde(default = "default_relabel_action")]
+    #[schemars(extend("enum" = crate::schema::RELABEL_ACTIONS))]
     pub action: String,
 }
 
@@ -146,6 +147,7 @@ pub struct OAuth2 {
     /// Secret key holding the client secret, which the agent reads from a mounted file.
     pub client_secret: SecretKeySelector,
     /// URL of the token endpoint.
+    #[schemars(extend("minLength" = 1))]
     pub token_url: String,
     /// Scopes asked for with the token.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -247,6 +247,16 @@ impl Types {
                 .collect();
             append_sentence(&mut text, &format!("One of {}.", values.join(", ")));
         }
+        if let Some(pattern) = property.get("pattern").and_then(Value::as_str) {
+            append_sentence(&mut text, &pattern_rule(pattern));
+        }
+        let item_pattern = property.pointer("/items/pattern").and_then(Value::as_str);
+        if let Some(pattern) = item_pattern {
+            append_sentence(&mut text, &format!("Each item: {}", pattern_rule(pattern)));
+        }
+        if property.get("minLength").and_then(Value::as_u64) == Some(1) {
+            append_sentence(&mut text, "Must not be empty.");
+        }
         if let Some(default) = property.get("default") {
             append_sentence(&mut text, &format!("Default: `{}`.", plain(default)));
         }
@@ -293,6 +303,19 @@ impl Types {
             },
             None => "any".to_owned(),
         }
+    }
+}
+
+/// What a pattern our CRDs declare asks of a value, in words where we have them.
+fn pattern_rule(pattern: &str) -> String {
+    if pattern == crate::schema::DURATION_PATTERN {
+        "A duration such as `30s` or `1h30m` (units `y`, `w`, `d`, `h`, `m`, `s`, `ms`, largest \
+         first)."
+            .to_owned()
+    } else if pattern == crate::schema::LABEL_NAME_PATTERN {
+        "a label name (letters, digits and `_`, not starting with a digit).".to_owned()
+    } else {
+        format!("Must match `{pattern}`.")
     }
 }
 

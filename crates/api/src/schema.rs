@@ -28,3 +28,37 @@ pub fn container_port_protocol_default(schema: &mut Schema) {
         .expect("a Container list schema with ports[].protocol");
     protocol.insert("default".to_owned(), "TCP".into());
 }
+
+/// prometheus-operator's `Duration` pattern: what its CRDs let through for intervals and
+/// timeouts (Prometheus' own parser is stricter about unit order; render checks that).
+pub const DURATION_PATTERN: &str =
+    "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$";
+
+/// A Prometheus label name, as prometheus-operator's CRDs require of `sourceLabels`.
+pub const LABEL_NAME_PATTERN: &str = "^[a-zA-Z_][a-zA-Z0-9_]*$";
+
+/// The relabel actions prometheus-operator's CRDs accept, in their two spellings.
+pub const RELABEL_ACTIONS: [&str; 22] = [
+    "replace",
+    "Replace",
+    "keep",
+    "Keep",
+    "drop",
+    "Drop",
+    "hashmod",
+    "HashMod",
+    "labelmap",
+    "LabelMap",
+    "labeldrop",
+    "LabelDrop",
+    "labelkeep",
+    "LabelKeep",
+    "lowercase",
+    "Lowercase",
+    "uppercase",
+    "Uppercase",
+    "keepequal",
+    "KeepEqual",
+    "dropequal",
+    "DropEqual",
+];

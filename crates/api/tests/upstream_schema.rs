@@ -245,30 +245,50 @@ fn declared_defaults_match_upstream() {
     );
 }
 
-/// Collects "path: value" for every `default` declared in `s`.
-fn defaults(path: &str, s: &JSONSchemaProps, out: &mut Vec<String>) {
+/// Collects "path keyword: value" for every `default`, `enum`, `pattern` and `minLength`
+/// declared in `s`: what the API server applies or enforces on admission.
+fn validations(path: &str, s: &JSONSchemaProps, out: &mut Vec<String>) {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
         JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
     };
     if let Some(d) = &s.default {
-        out.push(format!("{path}: {}", d.0));
+        out.push(format!("{path} default: {}", d.0));
+    }
+    if let Some(values) = &s.enum_ {
+        let values: Vec<String> = values.iter().map(|v| v.0.to_string()).collect();
+        out.push(format!("{path} enum: {}", values.join(",")));
+    }
+    // k8s-openapi's Quantity schema has no pattern; the API server still checks quantities
+    // when the operator applies the pods that carry them.
+    if let Some(pattern) = s
+        .pattern
+        .as_ref()
+        .filter(|p| !p.starts_with(QUANTITY_PATTERN_START))
+    {
+        out.push(format!("{path} pattern: {pattern}"));
+    }
+    if let Some(min) = s.min_length {
+        out.push(format!("{path} minLength: {min}"));
     }
     for (name, p) in s.properties.iter().flatten() {
-        defaults(&format!("{path}.{name}"), p, out);
+        validations(&format!("{path}.{name}"), p, out);
     }
     if let Some(JSONSchemaPropsOrArray::Schema(items)) = &s.items {
-        defaults(&format!("{path}[]"), items, out);
+        validations(&format!("{path}[]"), items, out);
     }
     if let Some(JSONSchemaPropsOrBool::Schema(additional)) = &s.additional_properties {
-        defaults(&format!("{path}{{}}"), additional, out);
+        validations(&format!("{path}{{}}"), additional, out);
     }
 }
 
-/// The API server applies a CRD's defaults before anyone reads the object, so a default
-/// upstream declares and we do not would change what the operator sees (and `render` applies
-/// ours offline). Every upstream default must be ours too, at the same path, with the same value.
+const QUANTITY_PATTERN_START: &str = r"^(\+|-)?(([0-9]+";
+
+/// The API server applies a CRD's defaults before anyone reads the object and refuses values
+/// outside its enums and patterns, so a default or a check upstream declares and we do not
+/// would change what the operator sees (and `render` applies and checks ours offline). Every
+/// one upstream declares must be ours too, at the same path, with the same value.
 #[test]
-fn every_upstream_default_is_declared_by_ours() {
+fn every_upstream_default_enum_and_pattern_is_declared_by_ours() {
     let ours = crds(None);
     let dir = format!("{}/tests/upstream_crds", env!("CARGO_MANIFEST_DIR"));
     let mut missing = Vec::new();
@@ -286,14 +306,14 @@ fn every_upstream_default_is_declared_by_ours() {
             .find(|c| c.metadata.name.as_deref() == Some(name.as_str()))
             .expect("a CRD of ours for each upstream CRD");
         let (mut t, mut m) = (Vec::new(), Vec::new());
-        defaults(&name, schema_of(&theirs), &mut t);
-        defaults(&name, schema_of(mine), &mut m);
+        validations(&name, schema_of(&theirs), &mut t);
+        validations(&name, schema_of(mine), &mut m);
         checked += t.len();
         missing.extend(t.into_iter().filter(|d| !m.contains(d)));
     }
     assert!(
-        checked >= 16,
-        "upstream declares at least 16 defaults, found {checked}"
+        checked >= 50,
+        "upstream declares at least 50 defaults, enums, patterns and minLengths, found {checked}"
     );
     assert!(
         missing.is_empty(),

@@ -12,6 +12,7 @@
 //! * [`manifest`]: parsing user YAML into a snapshot, with diagnostics that name the file,
 //!   document, object and field.
 
+pub mod admission;
 pub mod assets;
 pub mod config;
 pub mod discover;

@@ -4,7 +4,8 @@
 //! Our eight kinds are checked against the schemas of the CRDs we generate, as the API server
 //! would: unknown fields are warnings (a typo must not pass silently), missing required fields
 //! get a warning and their zero value (as upstream's Go code treats them), and a value of the
-//! wrong type rejects the object. The `default`s our CRD schemas declare are applied, as the API
+//! wrong type or outside the schema's `enum`/`pattern`/`minLength` ([`crate::admission`])
+//! rejects the object. The `default`s our CRD schemas declare are applied, as the API
 //! server applies them before the operator sees an object (`protocol: TCP` on a container port).
 //! Kinds the operator does not read are skipped quietly.
 
@@ -674,6 +675,14 @@ fn check(
         problems.push(wrong_type(path, expected, value));
         return;
     }
+    if let Some(message) = crate::admission::violation(value, schema) {
+        problems.push(Problem {
+            severity: Severity::Error,
+            field: path.clone(),
+            message,
+        });
+        return;
+    }
     match value {
         Value::Object(obj) => {
             if let Some(props) = &schema.properties {
@@ -850,6 +859,50 @@ mod tests {
         format!(
             "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n  selector: {{}}\n  endpoints:\n  - port: web\n"
         )
+    }
+
+    /// What the API server would refuse on admission (a value outside an enum, a string
+    /// against a pattern) rejects only that object, naming the field.
+    #[test]
+    fn values_our_crds_refuse_reject_the_object_and_name_the_field() {
+        let text = [
+            monitor("ok"),
+            monitor("bad-scheme").replace("port: web", "port: web\n    scheme: htps"),
+            monitor("bad-interval").replace("port: web", "port: web\n    interval: 30 s"),
+            monitor("bad-action").replace(
+                "port: web",
+                "port: web\n    relabelings:\n    - action: REPLACE\n      targetLabel: x",
+            ),
+            monitor("bad-source").replace(
+                "port: web",
+                "port: web\n    relabelings:\n    - sourceLabels: [app.kubernetes.io/name]\n      action: keep",
+            ),
+        ]
+        .join("---\n");
+        let mut loader = Loader::new();
+        loader.add_source("in.yaml", &text);
+        let loaded = loader.finish();
+        let lines: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
+        let expected_starts = [
+            "error: in.yaml (document 2): ServiceMonitor ns/bad-scheme: spec.endpoints[0].scheme: \"htps\" is not allowed: must be one of http, https",
+            "error: in.yaml (document 3): ServiceMonitor ns/bad-interval: spec.endpoints[0].interval: \"30 s\" is not a duration",
+            "error: in.yaml (document 4): ServiceMonitor ns/bad-action: spec.endpoints[0].relabelings[0].action: \"REPLACE\" is not allowed: must be one of replace, Replace, keep",
+            "error: in.yaml (document 5): ServiceMonitor ns/bad-source: spec.endpoints[0].relabelings[0].sourceLabels[0]: \"app.kubernetes.io/name\" is not a label name",
+        ];
+        assert_eq!(lines.len(), expected_starts.len(), "{lines:#?}");
+        for (line, start) in lines.iter().zip(expected_starts) {
+            assert!(
+                line.starts_with(start),
+                "{line:?} should start with {start:?}"
+            );
+        }
+        let names: Vec<&str> = loaded
+            .snapshot
+            .service_monitors
+            .iter()
+            .filter_map(|sm| sm.metadata.name.as_deref())
+            .collect();
+        assert_eq!(names, ["ok"]);
     }
 
     /// Enough documents to be read by several threads: results, diagnostics and duplicate
