@@ -194,8 +194,10 @@ pub struct Authorization {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiServerConfig {
-    /// Address of the API server (a host, `host:port` or URL), written as `api_server`; empty
-    /// leaves it out.
+    /// Address of the API server (a host, `host:port` or URL), written as `api_server`. Empty
+    /// leaves it out (the pods' in-cluster address), and then the credentials and TLS settings
+    /// below must be unset too: discovery refuses them without an address, so the agent is
+    /// reported instead.
     pub host: String,
     /// Basic authentication; username and password are both written into the config in plain
     /// text. Cannot be combined with a bearer token.

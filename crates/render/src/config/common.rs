@@ -514,8 +514,61 @@ pub fn kubernetes_sd(
             .as_ref()
             .map(|t| full_tls(t, agent_secrets, "spec.apiServer.tlsConfig"))
             .transpose()?;
+        check_api_server_sd(&sd)?;
     }
     Ok(sd)
+}
+
+/// Rejects `spec.apiServer` settings Prometheus (and promtail, whose discovery is the same
+/// code) refuses in a `kubernetes_sd_configs` entry, and with it the whole config.
+fn check_api_server_sd(sd: &KubernetesSdConfig) -> Result<(), FieldError> {
+    if sd.basic_auth.is_some() && sd.authorization.is_some() {
+        return Err(FieldError::new(
+            "spec.apiServer",
+            "sets basicAuth and a bearer token; Prometheus accepts only one",
+        ));
+    }
+    if let Some(a) = &sd.authorization
+        && a.credentials.is_some()
+        && a.credentials_file.is_some()
+    {
+        return Err(FieldError::new(
+            "spec.apiServer",
+            "sets both bearerToken and bearerTokenFile; Prometheus accepts only one",
+        ));
+    }
+    let custom_http = sd.basic_auth.is_some()
+        || sd.authorization.is_some()
+        || sd
+            .tls_config
+            .as_ref()
+            .is_some_and(|t| *t != TlsConfigOut::default());
+    if sd.api_server.is_none() && custom_http {
+        return Err(FieldError::new(
+            "spec.apiServer.host",
+            "is empty, but credentials or TLS settings are set; Kubernetes discovery accepts \
+             them only with an explicit API server address",
+        ));
+    }
+    check_tls_pair(sd.tls_config.as_ref(), "spec.apiServer.tlsConfig")
+}
+
+/// Rejects a client certificate without its key or the reverse: Prometheus refuses it.
+pub fn check_tls_pair(tls: Option<&TlsConfigOut>, field: &str) -> Result<(), FieldError> {
+    if let Some(t) = tls
+        && t.cert_file.is_some() != t.key_file.is_some()
+    {
+        let (has, lacks) = if t.cert_file.is_some() {
+            ("a client certificate", "its key")
+        } else {
+            ("a client key", "its certificate")
+        };
+        return Err(FieldError::new(
+            field,
+            format!("sets {has} without {lacks}; Prometheus refuses it"),
+        ));
+    }
+    Ok(())
 }
 
 /// `honor_timestamps` (spec 4.10.2): omitted when unset and not overridden.
@@ -531,6 +584,42 @@ pub fn honor_timestamps(endpoint: &ScrapeEndpoint, override_: bool) -> Option<bo
 mod tests {
     use super::*;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+
+    #[test]
+    fn api_server_credentials_need_an_api_server_address() {
+        let bearer = KubernetesSdConfig {
+            authorization: bearer_authorization(&Some("t0ken".into()), &None),
+            ..Default::default()
+        };
+        let e = check_api_server_sd(&bearer).expect_err("no host");
+        assert_eq!(e.field, "spec.apiServer.host");
+        assert!(
+            e.message.contains("explicit API server address"),
+            "{}",
+            e.message
+        );
+        let with_host = KubernetesSdConfig {
+            api_server: Some("https://kubernetes.default.svc".into()),
+            ..bearer
+        };
+        assert!(check_api_server_sd(&with_host).is_ok());
+        let empty_tls = KubernetesSdConfig {
+            tls_config: Some(TlsConfigOut::default()),
+            ..Default::default()
+        };
+        assert!(
+            check_api_server_sd(&empty_tls).is_ok(),
+            "an empty tlsConfig is the default"
+        );
+        let skip_verify = KubernetesSdConfig {
+            tls_config: Some(TlsConfigOut {
+                insecure_skip_verify: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(check_api_server_sd(&skip_verify).is_err());
+    }
 
     #[test]
     fn honor_timestamps_has_five_cases() {

@@ -8,6 +8,7 @@ use api::grafana_agent::GrafanaAgent;
 use serde::Serialize;
 
 use crate::assets::Assets;
+pub use crate::config::common::check_tls_pair;
 use crate::config::common::{
     BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets, TlsConfigOut,
     kubernetes_sd, non_empty,
@@ -128,9 +129,7 @@ impl<'a> ScrapeContext<'a> {
             Vec::new(),
             agent.spec.api_server.as_ref(),
             agent_secrets,
-        )
-        .and_then(check_api_server_sd)
-        {
+        ) {
             Ok(sd) => Some(sd),
             Err(e) => {
                 rejections.push(Rejection::new(
@@ -260,28 +259,6 @@ impl<'a> ScrapeContext<'a> {
     }
 }
 
-/// Rejects `spec.apiServer` settings Prometheus refuses in a `kubernetes_sd_configs` entry
-/// (and with it the whole config).
-fn check_api_server_sd(sd: KubernetesSdConfig) -> Result<KubernetesSdConfig, FieldError> {
-    if sd.basic_auth.is_some() && sd.authorization.is_some() {
-        return Err(FieldError::new(
-            "spec.apiServer",
-            "sets basicAuth and a bearer token; Prometheus accepts only one",
-        ));
-    }
-    if let Some(a) = &sd.authorization
-        && a.credentials.is_some()
-        && a.credentials_file.is_some()
-    {
-        return Err(FieldError::new(
-            "spec.apiServer",
-            "sets both bearerToken and bearerTokenFile; Prometheus accepts only one",
-        ));
-    }
-    check_tls_pair(sd.tls_config.as_ref(), "spec.apiServer.tlsConfig")?;
-    Ok(sd)
-}
-
 /// The rejection of `object` for `e`; an empty field names no field.
 pub fn rejection(object: &ObjectRef, e: FieldError) -> Rejection {
     let field = (!e.field.is_empty()).then_some(e.field);
@@ -321,24 +298,6 @@ pub fn check_single_auth(job: &ScrapeConfig, field: &str) -> Result<(), FieldErr
                 "sets {}; Prometheus accepts at most one of them per job",
                 set.join(" and ")
             ),
-        ));
-    }
-    Ok(())
-}
-
-/// Rejects a client certificate without its key or the reverse: Prometheus refuses it.
-pub fn check_tls_pair(tls: Option<&TlsConfigOut>, field: &str) -> Result<(), FieldError> {
-    if let Some(t) = tls
-        && t.cert_file.is_some() != t.key_file.is_some()
-    {
-        let (has, lacks) = if t.cert_file.is_some() {
-            ("a client certificate", "its key")
-        } else {
-            ("a client key", "its certificate")
-        };
-        return Err(FieldError::new(
-            field,
-            format!("sets {has} without {lacks}; Prometheus refuses it"),
         ));
     }
     Ok(())
