@@ -115,7 +115,9 @@ pub struct RemoteWriteSpec {
     /// or unset leaves the agent's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote_timeout: Option<String>,
-    /// Extra HTTP headers sent with every request.
+    /// Extra HTTP headers sent with every request, such as `X-Scope-OrgID`. `Authorization`
+    /// and the headers Prometheus sets itself (`Content-Type`, `User-Agent`, ...) are refused:
+    /// the entry is left out and reported.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
     /// Relabel rules applied to each series before it is sent; a series that a rule drops is

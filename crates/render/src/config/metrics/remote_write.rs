@@ -92,6 +92,48 @@ pub struct MetadataConfigOut {
     pub send_interval: Option<String>,
 }
 
+/// Headers Prometheus sets itself and refuses in `remote_write.headers` (with the whole
+/// config), compared without regard to case.
+const RESERVED_HEADERS: [&str; 16] = [
+    "host",
+    "content-encoding",
+    "content-length",
+    "content-type",
+    "user-agent",
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "www-authenticate",
+    "accept-encoding",
+    "x-prometheus-remote-write-version",
+    "x-prometheus-remote-read-version",
+    "x-amz-date",
+    "x-amz-security-token",
+    "x-amz-content-sha256",
+];
+
+/// Rejects the headers Prometheus would refuse: `Authorization` (set through basicAuth,
+/// bearer tokens, oauth2 or sigv4 instead) and the ones it sets itself.
+fn check_headers(headers: &BTreeMap<String, String>, field: &str) -> Result<(), FieldError> {
+    for name in headers.keys() {
+        let lower = name.to_ascii_lowercase();
+        if lower == "authorization" {
+            return Err(FieldError::new(
+                format!("{field}.{name}"),
+                "cannot be set as a header; use basicAuth, bearerToken, oauth2 or sigv4",
+            ));
+        }
+        if RESERVED_HEADERS.contains(&lower.as_str()) {
+            return Err(FieldError::new(
+                format!("{field}.{name}"),
+                "is a header Prometheus sets itself and refuses to let a config change",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Renders `rw`, whose secrets resolve in `secrets.namespace`; `field` is its path
 /// (e.g. `spec.remoteWrite[0]`). Fails on a missing secret value, an invalid rule or
 /// duration, or a combination Prometheus refuses.
@@ -103,6 +145,7 @@ pub fn remote_write(
     if rw.url.is_empty() {
         return Err(FieldError::new(format!("{field}.url"), "must not be empty"));
     }
+    check_headers(&rw.headers, &format!("{field}.headers"))?;
     // Upstream renders no client_id for a ConfigMap one (Q17), which Prometheus refuses
     // along with the whole config: refuse just this entry.
     if let Some(o) = &rw.oauth2
@@ -253,4 +296,40 @@ pub fn remote_writes(
         }
     }
     (specs.is_empty() || !out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assets::Assets;
+
+    fn with_headers(headers: &[(&str, &str)]) -> Result<RemoteWriteConfig, FieldError> {
+        let rw = RemoteWriteSpec {
+            url: "https://metrics.example/api/v1/push".to_owned(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            ..Default::default()
+        };
+        let assets = Assets::default();
+        let secrets = Secrets {
+            assets: &assets,
+            namespace: "ns",
+        };
+        remote_write(&rw, secrets, "spec.remoteWrite[0]")
+    }
+
+    #[test]
+    fn headers_prometheus_refuses_reject_the_entry_and_others_pass() {
+        let ok = with_headers(&[("X-Scope-OrgID", "tenant-1")]).expect("a custom header");
+        assert_eq!(ok.headers["X-Scope-OrgID"], "tenant-1");
+        let auth = with_headers(&[("authorization", "Bearer x")]).expect_err("authorization");
+        assert_eq!(auth.field, "spec.remoteWrite[0].headers.authorization");
+        assert!(auth.message.contains("basicAuth"), "{}", auth.message);
+        let reserved = with_headers(&[("User-Agent", "me")]).expect_err("reserved");
+        assert_eq!(reserved.field, "spec.remoteWrite[0].headers.User-Agent");
+        let version = with_headers(&[("X-Prometheus-Remote-Write-Version", "2.0.0")]);
+        assert!(version.is_err());
+    }
 }
