@@ -183,7 +183,7 @@ pub struct SigV4Config {
 }
 
 /// remote_write queue tuning. `maxRetries` and `retryOnRateLimit` are accepted but, as
-/// upstream, never rendered.
+/// upstream, never rendered. A negative size leaves the remote_write entry out, reported.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QueueConfig {

@@ -179,12 +179,20 @@ pub fn remote_write(
     let queue_config = match &rw.queue_config {
         None => None,
         Some(q) => {
-            let number = |n: Option<i64>| n.filter(|n| *n != 0);
+            // Prometheus sizes its queues from these without checking them: a negative one
+            // would stop the agent, so it leaves out this entry instead.
+            let number = |n: Option<i64>, name: &str| match n {
+                Some(n) if n < 0 => Err(FieldError::new(
+                    format!("{field}.queueConfig.{name}"),
+                    format!("{n} is negative"),
+                )),
+                n => Ok(n.filter(|n| *n != 0)),
+            };
             Some(QueueConfigOut {
-                capacity: number(q.capacity),
-                max_shards: number(q.max_shards),
-                min_shards: number(q.min_shards),
-                max_samples_per_send: number(q.max_samples_per_send),
+                capacity: number(q.capacity, "capacity")?,
+                max_shards: number(q.max_shards, "maxShards")?,
+                min_shards: number(q.min_shards, "minShards")?,
+                max_samples_per_send: number(q.max_samples_per_send, "maxSamplesPerSend")?,
                 batch_send_deadline: duration(
                     &q.batch_send_deadline,
                     "queueConfig.batchSendDeadline",
@@ -331,5 +339,25 @@ mod tests {
         assert_eq!(reserved.field, "spec.remoteWrite[0].headers.User-Agent");
         let version = with_headers(&[("X-Prometheus-Remote-Write-Version", "2.0.0")]);
         assert!(version.is_err());
+    }
+
+    #[test]
+    fn a_negative_queue_size_rejects_the_entry() {
+        let rw = RemoteWriteSpec {
+            url: "https://metrics.example/api/v1/push".to_owned(),
+            queue_config: Some(api::metrics_instance::QueueConfig {
+                max_shards: Some(-1),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let assets = Assets::default();
+        let secrets = Secrets {
+            assets: &assets,
+            namespace: "ns",
+        };
+        let e = remote_write(&rw, secrets, "spec.remoteWrite[0]").expect_err("negative");
+        assert_eq!(e.field, "spec.remoteWrite[0].queueConfig.maxShards");
+        assert_eq!(e.message, "-1 is negative");
     }
 }
