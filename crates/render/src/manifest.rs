@@ -879,16 +879,27 @@ mod tests {
             ),
         ]
         .join("---\n");
+        let loaded = load("in.yaml", &text);
+        assert_diagnostics_start_with(
+            &loaded,
+            &[
+                "error: in.yaml (document 2): ServiceMonitor ns/bad-scheme: spec.endpoints[0].scheme: \"htps\" is not allowed: must be one of http, https",
+                "error: in.yaml (document 3): ServiceMonitor ns/bad-interval: spec.endpoints[0].interval: \"30 s\" is not a duration",
+                "error: in.yaml (document 4): ServiceMonitor ns/bad-action: spec.endpoints[0].relabelings[0].action: \"REPLACE\" is not allowed: must be one of replace, Replace, keep",
+                "error: in.yaml (document 5): ServiceMonitor ns/bad-source: spec.endpoints[0].relabelings[0].sourceLabels[0]: \"app.kubernetes.io/name\" is not a label name",
+            ],
+        );
+        assert_eq!(monitor_names(&loaded), ["ok"]);
+    }
+
+    fn load(source: &str, text: &str) -> Loaded {
         let mut loader = Loader::new();
-        loader.add_source("in.yaml", &text);
-        let loaded = loader.finish();
+        loader.add_source(source, text);
+        loader.finish()
+    }
+
+    fn assert_diagnostics_start_with(loaded: &Loaded, expected_starts: &[&str]) {
         let lines: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
-        let expected_starts = [
-            "error: in.yaml (document 2): ServiceMonitor ns/bad-scheme: spec.endpoints[0].scheme: \"htps\" is not allowed: must be one of http, https",
-            "error: in.yaml (document 3): ServiceMonitor ns/bad-interval: spec.endpoints[0].interval: \"30 s\" is not a duration",
-            "error: in.yaml (document 4): ServiceMonitor ns/bad-action: spec.endpoints[0].relabelings[0].action: \"REPLACE\" is not allowed: must be one of replace, Replace, keep",
-            "error: in.yaml (document 5): ServiceMonitor ns/bad-source: spec.endpoints[0].relabelings[0].sourceLabels[0]: \"app.kubernetes.io/name\" is not a label name",
-        ];
         assert_eq!(lines.len(), expected_starts.len(), "{lines:#?}");
         for (line, start) in lines.iter().zip(expected_starts) {
             assert!(
@@ -896,13 +907,15 @@ mod tests {
                 "{line:?} should start with {start:?}"
             );
         }
-        let names: Vec<&str> = loaded
+    }
+
+    fn monitor_names(loaded: &Loaded) -> Vec<&str> {
+        loaded
             .snapshot
             .service_monitors
             .iter()
             .filter_map(|sm| sm.metadata.name.as_deref())
-            .collect();
-        assert_eq!(names, ["ok"]);
+            .collect()
     }
 
     /// Enough documents to be read by several threads: results, diagnostics and duplicate
@@ -915,30 +928,18 @@ mod tests {
         docs[260] = monitor("sm-260").replace("port: web", "port: 7");
         docs[5] = monitor("sm-005").replace("spec:\n", "spec:\n  extra: x\n");
         let text = docs.join("---\n");
-        let mut loader = Loader::new();
-        loader.add_source("big.yaml", &text);
-        let loaded = loader.finish();
-        let lines: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
-        let expected_starts = [
-            "warning: big.yaml (document 6): ServiceMonitor ns/sm-005: spec.extra: unknown field, ignored",
-            "error: big.yaml (document 121): not valid YAML: ",
-            "error: big.yaml (document 251): ServiceMonitor ns/sm-010: duplicate object: already defined in big.yaml (document 11); this one is ignored",
-            "error: big.yaml (document 261): ServiceMonitor ns/sm-260: spec.endpoints[0].port: ",
-        ];
-        assert_eq!(lines.len(), expected_starts.len(), "{lines:#?}");
-        for (line, start) in lines.iter().zip(expected_starts) {
-            assert!(
-                line.starts_with(start),
-                "{line:?} should start with {start:?}"
-            );
-        }
+        let loaded = load("big.yaml", &text);
+        assert_diagnostics_start_with(
+            &loaded,
+            &[
+                "warning: big.yaml (document 6): ServiceMonitor ns/sm-005: spec.extra: unknown field, ignored",
+                "error: big.yaml (document 121): not valid YAML: ",
+                "error: big.yaml (document 251): ServiceMonitor ns/sm-010: duplicate object: already defined in big.yaml (document 11); this one is ignored",
+                "error: big.yaml (document 261): ServiceMonitor ns/sm-260: spec.endpoints[0].port: ",
+            ],
+        );
         assert_eq!(loaded.accepted, 297);
-        let names: Vec<&str> = loaded
-            .snapshot
-            .service_monitors
-            .iter()
-            .filter_map(|sm| sm.metadata.name.as_deref())
-            .collect();
+        let names = monitor_names(&loaded);
         assert_eq!(names.len(), 297);
         assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted");
     }
