@@ -60,12 +60,11 @@ fn compiled(pattern: &str) -> Option<&'static Regex> {
     static PATTERNS: OnceLock<BTreeMap<String, Regex>> = OnceLock::new();
     PATTERNS
         .get_or_init(|| {
+            // From the schemas the loader already holds: generating the CRDs again would
+            // cost a one-shot `render` a noticeable part of its start.
             let mut all = BTreeMap::new();
-            for crd in api::crds::crds(None) {
-                let schemas = crd.spec.versions.into_iter().filter_map(|v| v.schema);
-                for schema in schemas.filter_map(|s| s.open_api_v3_schema) {
-                    collect_patterns(&schema, &mut all);
-                }
+            for schema in crate::manifest::crd_schema_roots() {
+                collect_patterns(schema, &mut all);
             }
             all
         })

@@ -553,6 +553,11 @@ struct CrdSchema {
     schema: JSONSchemaProps,
 }
 
+/// The root schema of each of our kinds (for [`crate::admission`]'s patterns).
+pub(crate) fn crd_schema_roots() -> impl Iterator<Item = &'static JSONSchemaProps> {
+    crd_schemas().values().map(|s| &s.schema)
+}
+
 /// The schema of each of our kinds, from the CRDs we generate.
 fn crd_schemas() -> &'static BTreeMap<String, CrdSchema> {
     static SCHEMAS: OnceLock<BTreeMap<String, CrdSchema>> = OnceLock::new();
