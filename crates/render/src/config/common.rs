@@ -250,12 +250,31 @@ pub fn user_relabel_rules(
 ///
 /// Only the syntax is checked: building the automaton would cost a third of a large render
 /// (tens of thousands of rules) and the agent compiles the regexes itself anyway.
+///
+/// A handful of distinct patterns usually account for every monitor of a large hierarchy, so
+/// each thread remembers the ones it has found valid (up to [`KNOWN_VALID_REGEXES`]).
 pub fn check_regex(re: &str, field: &str) -> Result<(), FieldError> {
+    thread_local! {
+        static KNOWN_VALID: std::cell::RefCell<std::collections::HashSet<String>> =
+            std::cell::RefCell::default();
+    }
+    if KNOWN_VALID.with_borrow(|known| known.contains(re)) {
+        return Ok(());
+    }
     regex_syntax::Parser::new()
         .parse(&format!("^(?:{re})$"))
-        .map(drop)
-        .map_err(|e| FieldError::new(field, format!("invalid regular expression {re:?}: {e}")))
+        .map_err(|e| FieldError::new(field, format!("invalid regular expression {re:?}: {e}")))?;
+    KNOWN_VALID.with_borrow_mut(|known| {
+        if known.len() >= KNOWN_VALID_REGEXES {
+            known.clear();
+        }
+        known.insert(re.to_owned());
+    });
+    Ok(())
 }
+
+/// How many valid patterns each thread remembers before it starts over.
+const KNOWN_VALID_REGEXES: usize = 4096;
 
 /// Relabel rules that keep only targets whose meta labels satisfy `selector` (spec 4.7 steps
 /// 2-3): `label_prefix` + sanitized key for values, `present_prefix` + key for existence.
