@@ -2,12 +2,11 @@
 
 use api::PodMonitor;
 use api::monitors::PodMetricsEndpoint;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::assets::sanitize_label;
 use crate::config::common::{
-    FieldError, KubernetesSdConfig, RelabelRule, basic_auth_inline, honor_timestamps, non_empty,
-    safe_tls, sd_namespaces, selector_relabels, user_relabel_rules,
+    FieldError, KubernetesSdConfig, RelabelRule, non_empty, safe_tls, sd_namespaces,
+    selector_relabels, user_relabel_rules,
 };
 use crate::object_ref::{Kind, ObjectRef};
 use crate::rejection::Rejection;
@@ -16,7 +15,7 @@ use super::scrape::{
     ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
 };
 use super::service_monitor::{
-    endpoint_label, job_name_copy, label_copy, meta_label_copies, pod_phase_drop,
+    endpoint_label, job_name_copy, label_copy, meta_label_copies, pod_phase_drop, port_filter,
 };
 use super::validate;
 
@@ -119,21 +118,7 @@ fn endpoint_job(
         relabel.push(pod_phase_drop());
     }
     relabel.extend(shared.selector.iter().cloned());
-    if let Some(port) = non_empty(&e.port) {
-        relabel.push(RelabelRule::filter(CONTAINER_PORT_NAME, &port, "keep"));
-    } else {
-        match &e.target_port {
-            Some(IntOrString::String(s)) if !s.is_empty() => {
-                relabel.push(RelabelRule::filter(CONTAINER_PORT_NAME, s, "keep"))
-            }
-            Some(IntOrString::Int(n)) if *n != 0 => relabel.push(RelabelRule::filter(
-                "__meta_kubernetes_pod_container_port_number",
-                &n.to_string(),
-                "keep",
-            )),
-            _ => {}
-        }
-    }
+    relabel.extend(port_filter(e, CONTAINER_PORT_NAME));
     relabel.extend(meta_label_copies());
     relabel.extend(shared.pod_target_labels.iter().cloned());
     relabel.extend(shared.job.iter().cloned());
@@ -147,43 +132,19 @@ fn endpoint_job(
     relabel.extend(ctx.enforced_namespace_rule(ns));
     relabel.extend(ctx.sharding_rules("__address__"));
 
+    // As for ServiceMonitors: fields in the order written, `..` last.
     let job = ScrapeConfig {
         job_name: format!("podMonitor/{ns}/{}/{index}", object.name),
-        honor_labels: Some(e.honor_labels.unwrap_or(false) && !ctx.override_honor_labels),
-        honor_timestamps: honor_timestamps(e, ctx.override_honor_timestamps),
-        scrape_interval: non_empty(&e.interval),
-        scrape_timeout: non_empty(&e.scrape_timeout),
-        metrics_path: non_empty(&e.path),
-        scheme: non_empty(&e.scheme),
-        params: e.params.clone(),
-        proxy_url: non_empty(&e.proxy_url),
-        enable_http2: (e.enable_http2 == Some(false)).then_some(false),
         kubernetes_sd_configs: vec![shared.sd.clone()],
         tls_config: endpoint
             .tls_config
             .as_ref()
             .map(|t| safe_tls(t, secrets, &format!("{field}.tlsConfig")))
             .transpose()?,
-        bearer_token: match &e.bearer_token_secret {
-            Some(sel) if !sel.name.is_empty() => {
-                Some(secrets.value(sel, &format!("{field}.bearerTokenSecret"))?)
-            }
-            _ => None,
-        },
-        basic_auth: e
-            .basic_auth
-            .as_ref()
-            .map(|b| basic_auth_inline(b, secrets, &format!("{field}.basicAuth")))
-            .transpose()?,
         relabel_configs: relabel,
-        metric_relabel_configs: ctx.metric_relabels(
-            e.metric_relabelings.as_deref(),
-            &format!("{field}.metricRelabelings"),
-        )?,
         sample_limit: limit(pm.spec.sample_limit, ctx.enforced_sample_limit),
         target_limit: limit(pm.spec.target_limit, ctx.enforced_target_limit),
-        bearer_token_file: None,
-        static_configs: Vec::new(),
+        ..ctx.endpoint_job_fields(e, secrets, &field)?
     };
     check_single_auth(&job, &field)?;
     check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;

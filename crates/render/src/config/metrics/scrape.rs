@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 
 use api::ShardingStrategy;
 use api::grafana_agent::GrafanaAgent;
+use api::monitors::ScrapeEndpoint;
 use serde::Serialize;
 
 use crate::assets::Assets;
 pub use crate::config::common::check_tls_pair;
 use crate::config::common::{
     BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets, TlsConfigOut,
-    kubernetes_sd, non_empty,
+    basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
 };
 use crate::object_ref::{Kind, ObjectRef};
 use crate::rejection::Rejection;
@@ -222,6 +223,44 @@ impl<'a> ScrapeContext<'a> {
         self.enforced_namespace_label
             .as_deref()
             .map(|label| RelabelRule::set(label, namespace))
+    }
+
+    /// What a ServiceMonitor's or PodMonitor's job takes from the endpoint fields the two
+    /// share (spec 4.7/4.8): timing, HTTP settings, bearer token and basic auth from Secrets,
+    /// metric relabelings. The caller adds identity, discovery, TLS, relabeling and limits.
+    pub fn endpoint_job_fields(
+        &self,
+        e: &ScrapeEndpoint,
+        secrets: Secrets<'_>,
+        field: &str,
+    ) -> Result<ScrapeConfig, FieldError> {
+        Ok(ScrapeConfig {
+            honor_labels: Some(e.honor_labels.unwrap_or(false) && !self.override_honor_labels),
+            honor_timestamps: honor_timestamps(e, self.override_honor_timestamps),
+            scrape_interval: non_empty(&e.interval),
+            scrape_timeout: non_empty(&e.scrape_timeout),
+            metrics_path: non_empty(&e.path),
+            scheme: non_empty(&e.scheme),
+            params: e.params.clone(),
+            proxy_url: non_empty(&e.proxy_url),
+            enable_http2: (e.enable_http2 == Some(false)).then_some(false),
+            bearer_token: match &e.bearer_token_secret {
+                Some(sel) if !sel.name.is_empty() => {
+                    Some(secrets.value(sel, &format!("{field}.bearerTokenSecret"))?)
+                }
+                _ => None,
+            },
+            basic_auth: e
+                .basic_auth
+                .as_ref()
+                .map(|b| basic_auth_inline(b, secrets, &format!("{field}.basicAuth")))
+                .transpose()?,
+            metric_relabel_configs: self.metric_relabels(
+                e.metric_relabelings.as_deref(),
+                &format!("{field}.metricRelabelings"),
+            )?,
+            ..ScrapeConfig::default()
+        })
     }
 
     /// `metric_relabel_configs` (spec 4.7): present only when the monitor gave a list; rules

@@ -1,13 +1,13 @@
 //! ServiceMonitor endpoints → scrape jobs (spec 4.7).
 
 use api::ServiceMonitor;
-use api::monitors::Endpoint;
+use api::monitors::{Endpoint, ScrapeEndpoint};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::assets::sanitize_label;
 use crate::config::common::{
-    FieldError, KubernetesSdConfig, RelabelRule, basic_auth_inline, full_tls, honor_timestamps,
-    non_empty, sd_namespaces, selector_relabels, user_relabel_rules,
+    FieldError, KubernetesSdConfig, RelabelRule, full_tls, non_empty, sd_namespaces,
+    selector_relabels, user_relabel_rules,
 };
 use crate::object_ref::{Kind, ObjectRef};
 use crate::rejection::Rejection;
@@ -132,6 +132,28 @@ pub(super) fn endpoint_label(
     })
 }
 
+/// The `keep` rule for the endpoint's port (spec 4.7 step 4, 4.8): its `port` by name under
+/// `port_name_label`, else its `targetPort` as a container port name or number; none when
+/// neither is set (or the number is 0).
+pub(super) fn port_filter(e: &ScrapeEndpoint, port_name_label: &str) -> Option<RelabelRule> {
+    if let Some(port) = non_empty(&e.port) {
+        return Some(RelabelRule::filter(port_name_label, &port, "keep"));
+    }
+    match &e.target_port {
+        Some(IntOrString::String(s)) if !s.is_empty() => Some(RelabelRule::filter(
+            "__meta_kubernetes_pod_container_port_name",
+            s,
+            "keep",
+        )),
+        Some(IntOrString::Int(n)) if *n != 0 => Some(RelabelRule::filter(
+            "__meta_kubernetes_pod_container_port_number",
+            &n.to_string(),
+            "keep",
+        )),
+        _ => None,
+    }
+}
+
 /// The target-kind rules (spec 4.7 steps 5-6): `node` or `pod` from the endpoint's target.
 fn target_kind_rule(kind: &str, target: &str) -> RelabelRule {
     RelabelRule {
@@ -188,27 +210,7 @@ fn endpoint_job(
 
     let mut relabel = vec![job_name_copy()];
     relabel.extend(shared.selector.iter().cloned());
-    if let Some(port) = non_empty(&e.port) {
-        relabel.push(RelabelRule::filter(
-            "__meta_kubernetes_endpoint_port_name",
-            &port,
-            "keep",
-        ));
-    } else {
-        match &e.target_port {
-            Some(IntOrString::String(s)) if !s.is_empty() => relabel.push(RelabelRule::filter(
-                "__meta_kubernetes_pod_container_port_name",
-                s,
-                "keep",
-            )),
-            Some(IntOrString::Int(n)) if *n != 0 => relabel.push(RelabelRule::filter(
-                "__meta_kubernetes_pod_container_port_number",
-                &n.to_string(),
-                "keep",
-            )),
-            _ => {}
-        }
-    }
+    relabel.extend(port_filter(e, "__meta_kubernetes_endpoint_port_name"));
     relabel.push(target_kind_rule("Node", "node"));
     relabel.push(target_kind_rule("Pod", "pod"));
     relabel.extend(meta_label_copies());
@@ -233,17 +235,10 @@ fn endpoint_job(
     relabel.extend(ctx.enforced_namespace_rule(ns));
     relabel.extend(ctx.sharding_rules("__address__"));
 
+    // Fields are evaluated in the order written, `..` last: problems are reported in the
+    // order of the fields they concern.
     let job = ScrapeConfig {
         job_name: format!("serviceMonitor/{ns}/{}/{index}", object.name),
-        honor_labels: Some(e.honor_labels.unwrap_or(false) && !ctx.override_honor_labels),
-        honor_timestamps: honor_timestamps(e, ctx.override_honor_timestamps),
-        scrape_interval: non_empty(&e.interval),
-        scrape_timeout: non_empty(&e.scrape_timeout),
-        metrics_path: non_empty(&e.path),
-        scheme: non_empty(&e.scheme),
-        params: e.params.clone(),
-        proxy_url: non_empty(&e.proxy_url),
-        enable_http2: (e.enable_http2 == Some(false)).then_some(false),
         kubernetes_sd_configs: vec![shared.sd.clone()],
         tls_config: endpoint
             .tls_config
@@ -251,25 +246,10 @@ fn endpoint_job(
             .map(|t| full_tls(t, secrets, &format!("{field}.tlsConfig")))
             .transpose()?,
         bearer_token_file: non_empty(&endpoint.bearer_token_file),
-        bearer_token: match &e.bearer_token_secret {
-            Some(sel) if !sel.name.is_empty() => {
-                Some(secrets.value(sel, &format!("{field}.bearerTokenSecret"))?)
-            }
-            _ => None,
-        },
-        basic_auth: e
-            .basic_auth
-            .as_ref()
-            .map(|b| basic_auth_inline(b, secrets, &format!("{field}.basicAuth")))
-            .transpose()?,
         relabel_configs: relabel,
-        metric_relabel_configs: ctx.metric_relabels(
-            e.metric_relabelings.as_deref(),
-            &format!("{field}.metricRelabelings"),
-        )?,
         sample_limit: limit(sm.spec.sample_limit, ctx.enforced_sample_limit),
         target_limit: limit(sm.spec.target_limit, ctx.enforced_target_limit),
-        static_configs: Vec::new(),
+        ..ctx.endpoint_job_fields(e, secrets, &field)?
     };
     check_single_auth(&job, &field)?;
     check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;
