@@ -11,7 +11,7 @@ use api::selectors::{NamespaceSelector, SecretKeySelector, SecretOrConfigMap};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Serialize;
 
-use crate::assets::{AssetKey, Assets};
+use crate::assets::{AssetError, AssetKey, Assets};
 
 /// A problem with one field of the object being rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,9 +40,7 @@ pub struct Secrets<'a> {
 impl Secrets<'_> {
     /// The value of a Secret key, inlined into the config.
     pub fn value(&self, sel: &SecretKeySelector, field: &str) -> Result<String, FieldError> {
-        self.assets
-            .value(&AssetKey::secret(self.namespace, sel))
-            .map_err(|e| FieldError::new(field, e.to_string()))
+        self.lookup(Assets::value, &AssetKey::secret(self.namespace, sel), field)
     }
 
     /// The value of a Secret-or-ConfigMap key; `None` when neither branch is set.
@@ -51,21 +49,14 @@ impl Secrets<'_> {
         sel: &SecretOrConfigMap,
         field: &str,
     ) -> Result<Option<String>, FieldError> {
-        match AssetKey::secret_or_config_map(self.namespace, sel) {
-            None => Ok(None),
-            Some(key) => self
-                .assets
-                .value(&key)
-                .map(Some)
-                .map_err(|e| FieldError::new(field, e.to_string())),
-        }
+        AssetKey::secret_or_config_map(self.namespace, sel)
+            .map(|key| self.lookup(Assets::value, &key, field))
+            .transpose()
     }
 
     /// The in-pod path of a Secret key.
     pub fn path(&self, sel: &SecretKeySelector, field: &str) -> Result<String, FieldError> {
-        self.assets
-            .path(&AssetKey::secret(self.namespace, sel))
-            .map_err(|e| FieldError::new(field, e.to_string()))
+        self.lookup(Assets::path, &AssetKey::secret(self.namespace, sel), field)
     }
 
     /// The in-pod path of a Secret-or-ConfigMap key; `None` when neither branch is set.
@@ -74,14 +65,19 @@ impl Secrets<'_> {
         sel: &SecretOrConfigMap,
         field: &str,
     ) -> Result<Option<String>, FieldError> {
-        match AssetKey::secret_or_config_map(self.namespace, sel) {
-            None => Ok(None),
-            Some(key) => self
-                .assets
-                .path(&key)
-                .map(Some)
-                .map_err(|e| FieldError::new(field, e.to_string())),
-        }
+        AssetKey::secret_or_config_map(self.namespace, sel)
+            .map(|key| self.lookup(Assets::path, &key, field))
+            .transpose()
+    }
+
+    /// `get` of `key`, its error naming `field`.
+    fn lookup(
+        &self,
+        get: fn(&Assets, &AssetKey) -> Result<String, AssetError>,
+        key: &AssetKey,
+        field: &str,
+    ) -> Result<String, FieldError> {
+        get(self.assets, key).map_err(|e| FieldError::new(field, e.to_string()))
     }
 }
 
