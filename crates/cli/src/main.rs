@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use render::input_ref::{InputRef, Kind};
 use render::manifest::{Loader, Severity};
-use render::object_ref::{Kind, ObjectRef};
 use render::output::{configs_stream, crds_stream, objects_stream, plan_all};
 use render::plan::PlanOptions;
 
@@ -166,12 +166,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn parse_agent(s: &str) -> Result<ObjectRef> {
+fn parse_agent(s: &str) -> Result<InputRef> {
     let (ns, name) = s
         .split_once('/')
         .filter(|(ns, name)| !ns.is_empty() && !name.is_empty())
         .with_context(|| format!("--agent {s:?}: expected NAMESPACE/NAME"))?;
-    Ok(ObjectRef::new(Kind::GrafanaAgent, ns, name))
+    Ok(InputRef::new(Kind::GrafanaAgent, ns, name))
 }
 
 fn print(text: &str) -> Result<()> {

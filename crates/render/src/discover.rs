@@ -12,8 +12,8 @@ use api::{Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::assets::{AssetKey, Assets};
-use crate::object_ref::kube_like::HasMeta;
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::kube_like::HasMeta;
+use crate::input_ref::{InputRef, Kind};
 use crate::references::{self, Reference};
 use crate::rejection::Rejection;
 use crate::selector;
@@ -47,8 +47,8 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
-    pub fn agent_ref(&self) -> ObjectRef {
-        ObjectRef::of(Kind::GrafanaAgent, self.agent.as_ref())
+    pub fn agent_ref(&self) -> InputRef {
+        InputRef::of(Kind::GrafanaAgent, self.agent.as_ref())
     }
 
     pub fn agent_namespace(&self) -> &str {
@@ -143,7 +143,7 @@ impl Discoverer<'_> {
         &mut self,
         kind: Kind,
         candidates: &[Arc<T>],
-        parent: &ObjectRef,
+        parent: &InputRef,
         fields: [&str; 2],
         label_selector: Option<&LabelSelector>,
         namespace_selector: Option<&LabelSelector>,
@@ -179,7 +179,7 @@ impl Discoverer<'_> {
 
     /// Resolves `refs` of `owner` into the asset store. Returns false (and reports) when a
     /// referenced Secret exists without the key, or its file name collides.
-    fn resolve(&mut self, owner: &ObjectRef, refs: Vec<Reference>) -> bool {
+    fn resolve(&mut self, owner: &InputRef, refs: Vec<Reference>) -> bool {
         let mut ok = true;
         for Reference { field, key } in refs {
             self.watch_object(&key);
@@ -219,7 +219,7 @@ impl Discoverer<'_> {
         objects
             .into_iter()
             .filter(|o| {
-                let r = ObjectRef::of(kind, o.as_ref());
+                let r = InputRef::of(kind, o.as_ref());
                 self.resolve(&r, refs(o))
             })
             .collect()
@@ -236,7 +236,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
         watched_objects: HashSet::new(),
         assets: Assets::default(),
     };
-    let agent_ref = ObjectRef::of(Kind::GrafanaAgent, agent.as_ref());
+    let agent_ref = InputRef::of(Kind::GrafanaAgent, agent.as_ref());
     let spec = &agent.spec;
     d.resolve(&agent_ref, references::of_agent(agent));
 
@@ -258,7 +258,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
     let metrics = metrics_instances
         .into_iter()
         .map(|instance| {
-            let me = ObjectRef::of(Kind::MetricsInstance, instance.as_ref());
+            let me = InputRef::of(Kind::MetricsInstance, instance.as_ref());
             d.resolve(&me, references::of_metrics_instance(&instance));
             let s = &instance.spec;
             let sms = d.select(
@@ -275,7 +275,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
                     let denied = deny_fs.then(|| file_access(sm)).flatten();
                     if let Some(field) = &denied {
                         d.rejections.push(Rejection::new(
-                            ObjectRef::of(Kind::ServiceMonitor, sm.as_ref()),
+                            InputRef::of(Kind::ServiceMonitor, sm.as_ref()),
                             field.clone(),
                             format!(
                                 "reads a file from the agent's filesystem, which GrafanaAgent {} denies (spec.metrics.arbitraryFSAccessThroughSMs.deny)",
@@ -326,7 +326,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
     let logs = logs_instances
         .into_iter()
         .map(|instance| {
-            let me = ObjectRef::of(Kind::LogsInstance, instance.as_ref());
+            let me = InputRef::of(Kind::LogsInstance, instance.as_ref());
             d.resolve(&me, references::of_logs_instance(&instance));
             let pod_logs = d.select(
                 Kind::PodLogs,

@@ -20,7 +20,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::object_ref::kube_like::HasMeta;
+use crate::input_ref::kube_like::HasMeta;
 use crate::snapshot::{KeyValues, Snapshot};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,18 +1,18 @@
 //! What `render` prints: every planned object as one YAML stream, or the agent.yml documents.
 
 use crate::discover::discover;
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::plan::{Plan, PlanOptions, plan};
 use crate::snapshot::Snapshot;
 use crate::yaml::{self, YamlError};
 
 /// Discovers and plans every GrafanaAgent of `snapshot` (or only `only`), in (namespace, name)
 /// order. Paused agents are planned as if they were not: `render` shows what they describe.
-pub fn plan_all(snapshot: &Snapshot, opts: &PlanOptions, only: Option<&ObjectRef>) -> Vec<Plan> {
+pub fn plan_all(snapshot: &Snapshot, opts: &PlanOptions, only: Option<&InputRef>) -> Vec<Plan> {
     snapshot
         .agents
         .iter()
-        .filter(|a| only.is_none_or(|o| *o == ObjectRef::of(Kind::GrafanaAgent, a.as_ref())))
+        .filter(|a| only.is_none_or(|o| *o == InputRef::of(Kind::GrafanaAgent, a.as_ref())))
         .map(|agent| plan(&discover(agent, snapshot), opts))
         .collect()
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::config::{self, Rendered};
 use crate::discover::{Discovery, Hierarchy};
 use crate::gzip::{self, GzipCache};
-use crate::object_ref::ObjectRef;
+use crate::input_ref::InputRef;
 use crate::rejection::Rejection;
 use crate::render_cache::{MetricsConfigCache, RenderedText};
 use crate::{workloads, yaml};
@@ -90,7 +90,7 @@ pub struct RenderedConfig {
 /// Everything one GrafanaAgent should have.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    pub agent: ObjectRef,
+    pub agent: InputRef,
     pub objects: Vec<DesiredObject>,
     pub configs: Vec<RenderedConfig>,
     /// Discovery's and rendering's rejections, sorted.
@@ -143,7 +143,7 @@ fn secret(
 struct Planner<'a> {
     h: &'a Hierarchy,
     opts: &'a PlanOptions,
-    agent: ObjectRef,
+    agent: InputRef,
     objects: Vec<DesiredObject>,
     configs: Vec<RenderedConfig>,
     rejections: Vec<Rejection>,

@@ -3,13 +3,13 @@
 
 use std::fmt;
 
-use crate::object_ref::ObjectRef;
+use crate::input_ref::InputRef;
 
 /// One object left out of the rendered output (or one part of it dropped), and why.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rejection {
     /// The object at fault.
-    pub object: ObjectRef,
+    pub object: InputRef,
     /// The JSON path of the offending field, e.g. `spec.endpoints[0].basicAuth.password`.
     pub field: Option<String>,
     pub message: String,
@@ -17,7 +17,7 @@ pub struct Rejection {
 
 impl Rejection {
     pub fn new(
-        object: ObjectRef,
+        object: InputRef,
         field: impl Into<Option<String>>,
         message: impl Into<String>,
     ) -> Self {

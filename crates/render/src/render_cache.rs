@@ -38,8 +38,8 @@ use crate::config::metrics::{
 use crate::config::{AgentConfig, ServerConfig};
 use crate::discover::Hierarchy;
 use crate::gzip::GzipCache;
-use crate::object_ref::kube_like::HasMeta;
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::kube_like::HasMeta;
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 use crate::yaml::{self, YamlError};
 
@@ -84,7 +84,7 @@ enum Version {
 /// Per-monitor rendered jobs of one GrafanaAgent's metrics config.
 #[derive(Debug, Default)]
 pub struct MetricsConfigCache {
-    parts: HashMap<ObjectRef, Part>,
+    parts: HashMap<InputRef, Part>,
     renders: u64,
     /// The indentation of scrape_configs items in the frame; parts are written for it.
     item_indent: Option<usize>,
@@ -187,7 +187,7 @@ impl MetricsConfigCache {
         let mut instance_slots = Vec::new();
         for config in &section.configs {
             let Some(node) = h.metrics.iter().find(|n| {
-                ObjectRef::of(Kind::MetricsInstance, n.instance.as_ref()).key() == config.name
+                InputRef::of(Kind::MetricsInstance, n.instance.as_ref()).key() == config.name
             }) else {
                 instance_slots.push(None);
                 continue;
@@ -398,11 +398,11 @@ enum Monitor<'h> {
 }
 
 impl Monitor<'_> {
-    fn identity(&self) -> Result<(ObjectRef, Version), YamlError> {
+    fn identity(&self) -> Result<(InputRef, Version), YamlError> {
         Ok(match self {
-            Monitor::Service(m) => (ObjectRef::of(Kind::ServiceMonitor, *m), version_of(*m)?),
-            Monitor::Pod(m) => (ObjectRef::of(Kind::PodMonitor, *m), version_of(*m)?),
-            Monitor::Probe(m) => (ObjectRef::of(Kind::Probe, *m), version_of(*m)?),
+            Monitor::Service(m) => (InputRef::of(Kind::ServiceMonitor, *m), version_of(*m)?),
+            Monitor::Pod(m) => (InputRef::of(Kind::PodMonitor, *m), version_of(*m)?),
+            Monitor::Probe(m) => (InputRef::of(Kind::Probe, *m), version_of(*m)?),
         })
     }
 
@@ -432,7 +432,7 @@ impl Monitor<'_> {
 /// A monitor to render: what it is and what its part will be cached under.
 struct Miss<'h> {
     monitor: Monitor<'h>,
-    object: ObjectRef,
+    object: InputRef,
     version: Version,
     context: u64,
 }

@@ -9,7 +9,7 @@ use api::{
     ServiceMonitor,
 };
 
-use crate::object_ref::kube_like::HasMeta;
+use crate::input_ref::kube_like::HasMeta;
 
 /// `(namespace, name)`.
 pub type NamespacedName = (String, String);

@@ -1,8 +1,8 @@
 //! Discovery's selector rules (spec 2.1), from manifests as users write them.
 
 use render::discover::{Watch, discover};
+use render::input_ref::Kind;
 use render::manifest::Loader;
-use render::object_ref::Kind;
 use render::snapshot::Snapshot;
 
 fn snapshot(yaml: &str) -> Snapshot {

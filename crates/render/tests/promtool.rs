@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use render::input_ref::{InputRef, Kind};
 use render::manifest::Loader;
-use render::object_ref::{Kind, ObjectRef};
 use serde_json::{Map, Value, json};
 
 /// The target every `kubernetes_sd_configs` entry is replaced with.
@@ -171,7 +171,7 @@ fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
         let agent = snapshot
             .agents
             .iter()
-            .find(|a| ObjectRef::of(Kind::GrafanaAgent, a.as_ref()) == plan.agent)
+            .find(|a| InputRef::of(Kind::GrafanaAgent, a.as_ref()) == plan.agent)
             .ok_or_else(|| format!("agent {} not in the input", plan.agent))?;
         let env = shard_zero_env(agent);
         for config in &plan.configs {

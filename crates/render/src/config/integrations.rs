@@ -18,7 +18,7 @@ use crate::config::common::FieldError;
 use crate::config::metrics::SectionOptions;
 use crate::config::{AgentConfig, Rendered, ServerConfig, logs, metrics};
 use crate::discover::Hierarchy;
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 use crate::workloads;
 
@@ -80,7 +80,7 @@ pub fn section(
         match entry(integration) {
             Ok((key, config)) => configs.entry(key).or_default().push(config),
             Err(e) => rejections.push(Rejection::new(
-                ObjectRef::of(Kind::Integration, *integration),
+                InputRef::of(Kind::Integration, *integration),
                 e.field,
                 e.message,
             )),

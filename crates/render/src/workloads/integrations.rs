@@ -29,7 +29,7 @@ use super::{logs, metrics};
 use crate::assets::AssetKey;
 use crate::config;
 use crate::discover::Hierarchy;
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 /// Where the Integrations' Secret and ConfigMap keys are mounted.
@@ -78,7 +78,7 @@ struct Contribution {
 /// What one Integration adds, or why it cannot be added given what is `taken`.
 fn contribution(
     i: &Integration,
-    me: &ObjectRef,
+    me: &InputRef,
     taken_names: &BTreeMap<String, String>,
     taken_paths: &BTreeMap<String, String>,
 ) -> Result<Contribution, Vec<Rejection>> {
@@ -213,7 +213,7 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
         .iter()
         .filter(|i| i.spec.type_.all_nodes == all_nodes)
     {
-        let me = ObjectRef::of(Kind::Integration, i.as_ref());
+        let me = InputRef::of(Kind::Integration, i.as_ref());
         if let Err(e) = config::integrations::check(i) {
             subset
                 .rejections

@@ -20,7 +20,7 @@ use super::labels::{self, Labels, rules};
 use super::strategic_merge;
 use crate::assets::ASSETS_MOUNT_PATH;
 use crate::discover::Hierarchy;
-use crate::object_ref::ObjectRef;
+use crate::input_ref::InputRef;
 use crate::plan::PlanOptions;
 use crate::rejection::Rejection;
 
@@ -49,7 +49,7 @@ pub enum Source {
     /// `struct_item` says whether sub-fields (`.name`, `.mountPath`) can be appended.
     Agent { field: String, struct_item: bool },
     /// A field of an Integration.
-    Integration { object: ObjectRef, field: String },
+    Integration { object: InputRef, field: String },
 }
 
 impl Source {
@@ -68,7 +68,7 @@ impl Source {
         }
     }
 
-    fn rejection(&self, agent: &ObjectRef, sub_field: &str, message: String) -> Rejection {
+    fn rejection(&self, agent: &InputRef, sub_field: &str, message: String) -> Rejection {
         match self {
             Source::Operator => Rejection::new(
                 agent.clone(),
@@ -131,7 +131,7 @@ pub struct PodTemplate {
 pub struct AgentContext<'a> {
     pub h: &'a Hierarchy,
     pub opts: &'a PlanOptions,
-    pub agent: ObjectRef,
+    pub agent: InputRef,
 }
 
 impl<'a> AgentContext<'a> {

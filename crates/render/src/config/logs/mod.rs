@@ -22,7 +22,7 @@ use crate::config::metrics::additional;
 use crate::config::metrics::validate::{go_duration, is_label_name};
 use crate::config::{AgentConfig, DATA_DIRECTORY, Rendered, ServerConfig};
 use crate::discover::{Hierarchy, LogsInstanceNode};
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 pub use clients::ClientConfig;
@@ -167,7 +167,7 @@ fn render_instance(
     rejections: &mut Vec<Rejection>,
 ) -> Option<LogsInstanceConfig> {
     let instance = node.instance.as_ref();
-    let instance_ref = ObjectRef::of(Kind::LogsInstance, instance);
+    let instance_ref = InputRef::of(Kind::LogsInstance, instance);
     let spec = &instance.spec;
 
     let clients = instance_clients(h, node, rejections)?;
@@ -178,7 +178,7 @@ fn render_instance(
             match pod_logs::scrape_config(p, ctx) {
                 Ok(sc) => scrape_configs.push(ScrapeConfig::PodLogs(Box::new(sc))),
                 Err(e) => rejections.push(Rejection::new(
-                    ObjectRef::of(Kind::PodLogs, p.as_ref()),
+                    InputRef::of(Kind::PodLogs, p.as_ref()),
                     e.field,
                     e.message,
                 )),
@@ -234,7 +234,7 @@ fn instance_clients(
     rejections: &mut Vec<Rejection>,
 ) -> Option<Vec<ClientConfig>> {
     let instance = node.instance.as_ref();
-    let instance_ref = ObjectRef::of(Kind::LogsInstance, instance);
+    let instance_ref = InputRef::of(Kind::LogsInstance, instance);
     let logs = h.agent.spec.logs.as_ref();
     let cluster_label = clients::cluster_label(
         logs.and_then(|l| l.logs_external_label_name.as_deref()),

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::config::common::{Secrets, non_empty};
 use crate::discover::Hierarchy;
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 use super::remote_write::{RemoteWriteConfig, remote_writes};
@@ -40,7 +40,7 @@ pub fn external_labels(
     with_replica_label: bool,
     rejections: &mut Vec<Rejection>,
 ) -> BTreeMap<String, String> {
-    let agent_ref = ObjectRef::of(Kind::GrafanaAgent, agent);
+    let agent_ref = InputRef::of(Kind::GrafanaAgent, agent);
     let metrics = agent.spec.metrics.as_ref();
     let mut labels = BTreeMap::new();
     let mut add = |name: &str, value: String, field: String| {

@@ -29,7 +29,7 @@ use serde_json::Value;
 use crate::config::common::{Secrets, non_empty};
 use crate::config::{AgentConfig, DATA_DIRECTORY, Rendered, ServerConfig};
 use crate::discover::{Hierarchy, MetricsInstanceNode};
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 pub use global::{GlobalConfig, external_labels, global_section};
@@ -225,7 +225,7 @@ fn render_instance(
     rejections: &mut Vec<Rejection>,
 ) -> Option<InstanceConfig> {
     let instance = node.instance.as_ref();
-    let instance_ref = ObjectRef::of(Kind::MetricsInstance, instance);
+    let instance_ref = InputRef::of(Kind::MetricsInstance, instance);
     let spec = &instance.spec;
     let secrets = Secrets {
         assets: &h.assets,

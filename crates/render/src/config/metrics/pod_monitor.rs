@@ -8,7 +8,7 @@ use crate::config::common::{
     FieldError, KubernetesSdConfig, RelabelRule, non_empty, safe_tls, sd_namespaces,
     selector_relabels, user_relabel_rules,
 };
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 use super::scrape::{
@@ -29,7 +29,7 @@ pub fn pod_monitor_jobs(
     ctx: &ScrapeContext<'_>,
     pm: &PodMonitor,
 ) -> Result<Vec<ScrapeConfig>, Rejection> {
-    let object = ObjectRef::of(Kind::PodMonitor, pm);
+    let object = InputRef::of(Kind::PodMonitor, pm);
     ctx.check_usable(&object)?;
     jobs(ctx, pm, &object).map_err(|e| rejection(&object, e))
 }
@@ -46,7 +46,7 @@ struct MonitorRules {
 fn jobs(
     ctx: &ScrapeContext<'_>,
     pm: &PodMonitor,
-    object: &ObjectRef,
+    object: &InputRef,
 ) -> Result<Vec<ScrapeConfig>, FieldError> {
     let spec = &pm.spec;
     let ns = object.namespace.as_str();
@@ -96,7 +96,7 @@ fn jobs(
 fn endpoint_job(
     ctx: &ScrapeContext<'_>,
     pm: &PodMonitor,
-    object: &ObjectRef,
+    object: &InputRef,
     shared: &MonitorRules,
     index: usize,
     endpoint: &PodMetricsEndpoint,

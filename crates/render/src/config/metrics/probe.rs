@@ -9,7 +9,7 @@ use crate::config::common::{
     FieldError, RelabelRule, basic_auth_inline, non_empty, safe_tls, sd_namespaces,
     selector_relabels, user_relabel_rules,
 };
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 use super::scrape::{
@@ -24,7 +24,7 @@ const INGRESS_LABEL_PRESENT: &str = "__meta_kubernetes_ingress_labelpresent_";
 /// The scrape job of `probe`, named `probe/<ns>/<name>`. A Probe with neither static targets
 /// nor an ingress is rejected on its own (upstream fails the whole agent, Q2).
 pub fn probe_job(ctx: &ScrapeContext<'_>, probe: &Probe) -> Result<ScrapeConfig, Rejection> {
-    let object = ObjectRef::of(Kind::Probe, probe);
+    let object = InputRef::of(Kind::Probe, probe);
     ctx.check_usable(&object)?;
     job(ctx, probe, &object).map_err(|e| rejection(&object, e))
 }
@@ -32,7 +32,7 @@ pub fn probe_job(ctx: &ScrapeContext<'_>, probe: &Probe) -> Result<ScrapeConfig,
 fn job(
     ctx: &ScrapeContext<'_>,
     probe: &Probe,
-    object: &ObjectRef,
+    object: &InputRef,
 ) -> Result<ScrapeConfig, FieldError> {
     let spec = &probe.spec;
     let ns = object.namespace.as_str();

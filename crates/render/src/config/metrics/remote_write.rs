@@ -276,7 +276,7 @@ pub fn remote_writes(
     specs: &[RemoteWriteSpec],
     secrets: Secrets<'_>,
     field: &str,
-    owner: &crate::object_ref::ObjectRef,
+    owner: &crate::input_ref::InputRef,
     rejections: &mut Vec<Rejection>,
 ) -> Option<Vec<RemoteWriteConfig>> {
     let mut out: Vec<RemoteWriteConfig> = Vec::new();

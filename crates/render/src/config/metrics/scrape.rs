@@ -14,7 +14,7 @@ use crate::config::common::{
     BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets, TlsConfigOut,
     basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
 };
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 use crate::sharding;
 use crate::workloads::effective_shards;
@@ -82,7 +82,7 @@ pub struct ScrapeContext<'a> {
     /// Resolved Secret/ConfigMap values (monitors resolve theirs in their own namespace).
     pub assets: &'a Assets,
     /// The GrafanaAgent, named in messages about its settings.
-    pub agent: ObjectRef,
+    pub agent: InputRef,
     /// `spec.metrics.overrideHonorLabels`.
     pub override_honor_labels: bool,
     /// `spec.metrics.overrideHonorTimestamps`.
@@ -119,7 +119,7 @@ impl<'a> ScrapeContext<'a> {
         assets: &'a Assets,
         rejections: &mut Vec<Rejection>,
     ) -> ScrapeContext<'a> {
-        let agent_ref = ObjectRef::of(Kind::GrafanaAgent, agent);
+        let agent_ref = InputRef::of(Kind::GrafanaAgent, agent);
         let metrics = agent.spec.metrics.as_ref();
         let agent_secrets = Secrets {
             assets,
@@ -290,7 +290,7 @@ impl<'a> ScrapeContext<'a> {
     }
 
     /// Refuses `object` when an agent setting every job depends on is unusable.
-    pub fn check_usable(&self, object: &ObjectRef) -> Result<(), Rejection> {
+    pub fn check_usable(&self, object: &InputRef) -> Result<(), Rejection> {
         match &self.unusable {
             None => Ok(()),
             Some(reason) => Err(Rejection::new(object.clone(), None, reason.clone())),
@@ -299,7 +299,7 @@ impl<'a> ScrapeContext<'a> {
 }
 
 /// The rejection of `object` for `e`; an empty field names no field.
-pub fn rejection(object: &ObjectRef, e: FieldError) -> Rejection {
+pub fn rejection(object: &InputRef, e: FieldError) -> Rejection {
     let field = (!e.field.is_empty()).then_some(e.field);
     Rejection::new(object.clone(), field, e.message)
 }

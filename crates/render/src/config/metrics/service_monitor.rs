@@ -9,7 +9,7 @@ use crate::config::common::{
     FieldError, KubernetesSdConfig, RelabelRule, full_tls, non_empty, sd_namespaces,
     selector_relabels, user_relabel_rules,
 };
-use crate::object_ref::{Kind, ObjectRef};
+use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 
 use super::scrape::{
@@ -28,7 +28,7 @@ pub fn service_monitor_jobs(
     ctx: &ScrapeContext<'_>,
     sm: &ServiceMonitor,
 ) -> Result<Vec<ScrapeConfig>, Rejection> {
-    let object = ObjectRef::of(Kind::ServiceMonitor, sm);
+    let object = InputRef::of(Kind::ServiceMonitor, sm);
     ctx.check_usable(&object)?;
     jobs(ctx, sm, &object).map_err(|e| rejection(&object, e))
 }
@@ -36,7 +36,7 @@ pub fn service_monitor_jobs(
 fn jobs(
     ctx: &ScrapeContext<'_>,
     sm: &ServiceMonitor,
-    object: &ObjectRef,
+    object: &InputRef,
 ) -> Result<Vec<ScrapeConfig>, FieldError> {
     let spec = &sm.spec;
     let ns = object.namespace.as_str();
@@ -192,7 +192,7 @@ pub(super) fn job_name_copy() -> RelabelRule {
 fn endpoint_job(
     ctx: &ScrapeContext<'_>,
     sm: &ServiceMonitor,
-    object: &ObjectRef,
+    object: &InputRef,
     shared: &MonitorRules,
     index: usize,
     endpoint: &Endpoint,

@@ -1,4 +1,6 @@
-//! Naming the objects the operator reads, for messages, indexes and status.
+//! Naming the objects the operator reads, for messages, indexes and status. The type is
+//! `InputRef` rather than `ObjectRef` so it never clashes with `kube_runtime::reflector::ObjectRef`
+//! in the controller.
 
 use std::fmt;
 
@@ -44,15 +46,15 @@ impl fmt::Display for Kind {
 
 /// One object: kind, namespace (empty for cluster-scoped kinds) and name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectRef {
+pub struct InputRef {
     pub kind: Kind,
     pub namespace: String,
     pub name: String,
 }
 
-impl ObjectRef {
+impl InputRef {
     pub fn new(kind: Kind, namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        ObjectRef {
+        InputRef {
             kind,
             namespace: namespace.into(),
             name: name.into(),
@@ -62,7 +64,7 @@ impl ObjectRef {
     /// The object's reference as the kube `Resource` metadata gives it.
     pub fn of<K: kube_like::HasMeta>(kind: Kind, object: &K) -> Self {
         let meta = object.meta();
-        ObjectRef::new(
+        InputRef::new(
             kind,
             meta.namespace.clone().unwrap_or_default(),
             meta.name.clone().unwrap_or_default(),
@@ -75,7 +77,7 @@ impl ObjectRef {
     }
 }
 
-impl fmt::Display for ObjectRef {
+impl fmt::Display for InputRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.namespace.is_empty() {
             write!(f, "{} {}", self.kind, self.name)
