@@ -4,4 +4,5 @@
 //! This crate, the CLI and testkube are the only ones that depend on tokio and the kube client;
 //! everything it decides is computed by the pure `render` crate.
 
+pub mod http;
 pub mod leader;
