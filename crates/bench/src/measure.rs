@@ -153,7 +153,7 @@ pub fn errors(loaded: &Loaded) -> Vec<String> {
 /// Time of each in-process phase of one `render` (all agents).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Phases {
-    /// Manifests to snapshot (YAML parse, schema check, typed deserialize).
+    /// Manifests to store (YAML parse, schema check, typed deserialize).
     pub load: Duration,
     pub discover: Duration,
     /// Config rendering, gzip and workloads, for every agent.
@@ -181,14 +181,10 @@ pub fn render_in_process(inputs: &[(String, String)], opts: &PlanOptions) -> Res
     let t = Instant::now();
     let loaded = load(inputs);
     let load_time = t.elapsed();
-    let snapshot = &loaded.snapshot;
+    let store = &loaded.store;
 
     let t = Instant::now();
-    let discoveries: Vec<_> = snapshot
-        .agents
-        .iter()
-        .map(|a| render::discover(a, snapshot))
-        .collect();
+    let discoveries: Vec<_> = store.agents().map(|a| render::discover(a, store)).collect();
     let discover_time = t.elapsed();
 
     let t = Instant::now();

@@ -77,18 +77,21 @@ fn the_generated_input_loads_without_any_diagnostic() {
     let loaded = load(&generate(&p).files);
     let diagnostics: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
-    let s = &loaded.snapshot;
-    assert_eq!(s.agents.len(), 2);
-    assert_eq!(s.metrics_instances.len(), 2);
-    assert_eq!(s.logs_instances.len(), 2);
-    assert_eq!(s.service_monitors.len(), p.service_monitors);
-    assert_eq!(s.pod_monitors.len(), p.pod_monitors);
-    assert_eq!(s.probes.len(), p.probes);
-    assert_eq!(s.pod_logs.len(), p.pod_logs);
+    let s = &loaded.store;
+    assert_eq!(s.agents().count(), 2);
+    assert_eq!(s.objects::<api::MetricsInstance>().len(), 2);
+    assert_eq!(s.objects::<api::LogsInstance>().len(), 2);
+    assert_eq!(s.objects::<api::ServiceMonitor>().len(), p.service_monitors);
+    assert_eq!(s.objects::<api::PodMonitor>().len(), p.pod_monitors);
+    assert_eq!(s.objects::<api::Probe>().len(), p.probes);
+    assert_eq!(s.objects::<api::PodLogs>().len(), p.pod_logs);
     // Every namespace, plus the agents' own.
-    assert_eq!(s.namespaces.len(), p.namespaces + 1);
+    assert_eq!(s.namespaces().len(), p.namespaces + 1);
     // Two Secrets per namespace, plus the remote-write credentials.
-    assert_eq!(s.secrets.len(), 2 * p.namespaces + 1);
+    assert_eq!(
+        s.data_objects(render::assets::AssetSource::Secret).count(),
+        2 * p.namespaces + 1
+    );
 }
 
 #[test]
@@ -129,11 +132,11 @@ fn the_input_has_the_variety_the_benchmark_claims() {
 fn every_generated_object_is_selected_by_its_agent_and_renders_without_rejection() {
     let p = small(13);
     let loaded = load(&generate(&p).files);
-    let snapshot = &loaded.snapshot;
+    let store = &loaded.store;
     let mut counts = [0usize; 4];
-    for (a, agent) in snapshot.agents.iter().enumerate() {
+    for (a, agent) in store.agents().enumerate() {
         assert_eq!(agent.metadata.name.as_deref(), Some(agent_name(a).as_str()));
-        let discovery = render::discover(agent, snapshot);
+        let discovery = render::discover(agent, store);
         let rejections: Vec<String> = discovery
             .rejections
             .iter()
@@ -195,8 +198,8 @@ fn an_agent_whose_config_secret_would_pass_one_mebibyte_is_reported_and_gets_no_
     p.payload_bytes = 3000;
     let loaded = load(&generate(&p).files);
     assert!(loaded.diagnostics.is_empty());
-    let snapshot = &loaded.snapshot;
-    let discovery = render::discover(&snapshot.agents[0], snapshot);
+    let store = &loaded.store;
+    let discovery = render::discover(store.agents().next().expect("a GrafanaAgent"), store);
     let plan = render::plan(&discovery, &PlanOptions::default());
 
     let names: Vec<&str> = plan.objects.iter().map(|o| o.name()).collect();
@@ -223,7 +226,10 @@ fn an_agent_whose_config_secret_would_pass_one_mebibyte_is_reported_and_gets_no_
     // The same monitors without the payload fit.
     p.payload_bytes = 0;
     let loaded = load(&generate(&p).files);
-    let discovery = render::discover(&loaded.snapshot.agents[0], &loaded.snapshot);
+    let discovery = render::discover(
+        loaded.store.agents().next().expect("a GrafanaAgent"),
+        &loaded.store,
+    );
     let plan = render::plan(&discovery, &PlanOptions::default());
     assert!(plan.objects.iter().any(|o| o.name() == "agent-0-config"));
 }
@@ -233,7 +239,10 @@ fn monitor_by_monitor_rendering_on_every_core_gives_the_typed_documents_text() {
     // Enough monitors for the parts to be rendered on several threads.
     let p = Params::scaled(300, 23);
     let loaded = load(&generate(&p).files);
-    let discovery = render::discover(&loaded.snapshot.agents[0], &loaded.snapshot);
+    let discovery = render::discover(
+        loaded.store.agents().next().expect("a GrafanaAgent"),
+        &loaded.store,
+    );
     let h = &discovery.hierarchy;
     let full = render::config::metrics::render(h).expect("metrics config");
     let expected = render::yaml::to_string(&full.config).expect("yaml");

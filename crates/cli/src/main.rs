@@ -134,7 +134,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 labels,
                 operator_version,
             };
-            let plans = plan_all(&loaded.snapshot, &opts, only.as_ref());
+            let plans = plan_all(&loaded.store, &opts, only.as_ref());
             for r in plans.iter().flat_map(|p| &p.rejections) {
                 eprintln!("rejected: {r}");
                 problems += 1;

@@ -6,7 +6,8 @@ use std::fmt;
 
 use api::selectors::{ConfigMapKeySelector, SecretKeySelector, SecretOrConfigMap};
 
-use crate::snapshot::Snapshot;
+use crate::input_ref::Kind;
+use crate::store::{InputView, KeyLookup};
 
 /// Where the assets Secret is mounted in every agent pod.
 pub const ASSETS_MOUNT_PATH: &str = "/var/lib/grafana-agent/secrets";
@@ -15,6 +16,15 @@ pub const ASSETS_MOUNT_PATH: &str = "/var/lib/grafana-agent/secrets";
 pub enum AssetSource {
     Secret,
     ConfigMap,
+}
+
+impl AssetSource {
+    pub fn kind(self) -> Kind {
+        match self {
+            AssetSource::Secret => Kind::Secret,
+            AssetSource::ConfigMap => Kind::ConfigMap,
+        }
+    }
 }
 
 /// One key of one Secret or ConfigMap.
@@ -124,6 +134,10 @@ pub enum AssetError {
     },
     #[error("a selector with an empty name or key")]
     Incomplete,
+    /// The object exists but the value was not read at its current resourceVersion: the
+    /// controller loads it and discovers again (see [`crate::discover`]).
+    #[error("{0}: the value is not loaded yet")]
+    NotLoaded(AssetKey),
 }
 
 /// What a reference resolved to.
@@ -131,6 +145,8 @@ pub enum AssetError {
 enum Resolution {
     Value(Vec<u8>),
     Failed(AssetError),
+    /// The object exists; its value is not loaded at the current resourceVersion.
+    NotLoaded,
 }
 
 /// The resolved values of every reference in one hierarchy.
@@ -142,15 +158,20 @@ pub struct Assets {
 }
 
 impl Assets {
-    /// Looks `key` up in the snapshot and remembers the outcome. Returns the error, if any,
-    /// so the caller can report it against the referencing object.
-    pub fn resolve(&mut self, snapshot: &Snapshot, key: &AssetKey) -> Result<(), AssetError> {
+    /// Looks `key` up in `inputs` and remembers the outcome. Returns the error, if any,
+    /// so the caller can report it against the referencing object. A value not loaded yet is
+    /// no error (see [`Assets::not_loaded`]).
+    pub fn resolve(
+        &mut self,
+        inputs: &(impl InputView + ?Sized),
+        key: &AssetKey,
+    ) -> Result<(), AssetError> {
         if !key.is_complete() {
             return Ok(());
         }
         if let Some(existing) = self.resolved.get(key) {
             return match existing {
-                Resolution::Value(_) => Ok(()),
+                Resolution::Value(_) | Resolution::NotLoaded => Ok(()),
                 Resolution::Failed(e) => Err(e.clone()),
             };
         }
@@ -167,24 +188,27 @@ impl Assets {
                 .insert(key.clone(), Resolution::Failed(err.clone()));
             return Err(err);
         }
-        let objects = match key.source {
-            AssetSource::Secret => &snapshot.secrets,
-            AssetSource::ConfigMap => &snapshot.config_maps,
-        };
-        let resolution = match objects.get(&(key.namespace.clone(), key.name.clone())) {
+        let resolution = match inputs.data_object(key.source, &key.namespace, &key.name) {
             None => Resolution::Failed(AssetError::ObjectMissing(key.clone())),
-            Some(data) => match data.get(&key.key) {
-                None => Resolution::Failed(AssetError::KeyMissing(key.clone())),
-                Some(value) => {
+            Some(object) => match object.lookup(&key.key) {
+                KeyLookup::NoSuchKey => Resolution::Failed(AssetError::KeyMissing(key.clone())),
+                KeyLookup::NotLoaded => {
+                    // Claim the file name now, so collisions do not depend on load order.
                     self.owners.insert(sanitized, key.clone());
-                    Resolution::Value(value.clone())
+                    Resolution::NotLoaded
+                }
+                KeyLookup::Value(value) => {
+                    self.owners.insert(sanitized, key.clone());
+                    Resolution::Value(value.to_vec())
                 }
             },
         };
         let result = match &resolution {
             // A missing object is not an error by itself: a file reference to it renders, and
             // the file simply does not exist in the pod (upstream behaviour).
-            Resolution::Failed(AssetError::ObjectMissing(_)) | Resolution::Value(_) => Ok(()),
+            Resolution::Failed(AssetError::ObjectMissing(_))
+            | Resolution::Value(_)
+            | Resolution::NotLoaded => Ok(()),
             Resolution::Failed(e) => Err(e.clone()),
         };
         self.resolved.insert(key.clone(), resolution);
@@ -198,6 +222,7 @@ impl Assets {
                 String::from_utf8(bytes.clone()).map_err(|_| AssetError::NotText(key.clone()))
             }
             Some(Resolution::Failed(e)) => Err(e.clone()),
+            Some(Resolution::NotLoaded) => Err(AssetError::NotLoaded(key.clone())),
             None if !key.is_complete() => Err(AssetError::Incomplete),
             None => Err(AssetError::ObjectMissing(key.clone())),
         }
@@ -221,7 +246,7 @@ impl Assets {
             .iter()
             .filter_map(|(k, r)| match r {
                 Resolution::Value(v) => Some((k.sanitized(), v.clone())),
-                Resolution::Failed(_) => None,
+                Resolution::Failed(_) | Resolution::NotLoaded => None,
             })
             .collect()
     }
@@ -230,19 +255,28 @@ impl Assets {
     pub fn keys(&self) -> impl Iterator<Item = &AssetKey> {
         self.resolved.keys()
     }
+
+    /// The keys whose object exists but whose value is not loaded at its current
+    /// resourceVersion.
+    pub fn not_loaded(&self) -> impl Iterator<Item = &AssetKey> {
+        self.resolved
+            .iter()
+            .filter(|(_, r)| matches!(r, Resolution::NotLoaded))
+            .map(|(k, _)| k)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::InputStore;
 
-    fn snapshot() -> Snapshot {
-        let mut s = Snapshot::default();
+    fn store() -> InputStore {
+        let mut s = InputStore::default();
         let data = BTreeMap::from([("pw".to_string(), b"hunter2".to_vec())]);
-        s.secrets
-            .insert(("default".into(), "example-secret".into()), data.clone());
-        s.secrets.insert(("a-b".into(), "c".into()), data.clone());
-        s.secrets.insert(("a_b".into(), "c".into()), data);
+        for (ns, name) in [("default", "example-secret"), ("a-b", "c"), ("a_b", "c")] {
+            s.apply_data(AssetSource::Secret, ns, name, None, data.clone());
+        }
         s
     }
 
@@ -272,7 +306,7 @@ mod tests {
     fn missing_object_still_gives_a_path_but_no_value() {
         let mut a = Assets::default();
         let k = key("default", "absent", "pw");
-        assert_eq!(a.resolve(&snapshot(), &k), Ok(()));
+        assert_eq!(a.resolve(&store(), &k), Ok(()));
         assert!(a.path(&k).is_ok());
         assert_eq!(a.value(&k), Err(AssetError::ObjectMissing(k)));
     }
@@ -282,7 +316,7 @@ mod tests {
         let mut a = Assets::default();
         let k = key("default", "example-secret", "nope");
         assert_eq!(
-            a.resolve(&snapshot(), &k),
+            a.resolve(&store(), &k),
             Err(AssetError::KeyMissing(k.clone()))
         );
         assert!(a.path(&k).is_err());
@@ -292,7 +326,7 @@ mod tests {
     #[test]
     fn colliding_sanitized_keys_are_detected_not_overwritten() {
         let mut a = Assets::default();
-        let s = snapshot();
+        let s = store();
         let first = key("a-b", "c", "pw");
         let second = key("a_b", "c", "pw");
         assert_eq!(a.resolve(&s, &first), Ok(()));
@@ -302,5 +336,74 @@ mod tests {
         ));
         assert_eq!(a.value(&first).as_deref(), Ok("hunter2"));
         assert_eq!(a.secret_data().len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod loading_tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::store::InputStore;
+
+    fn key(k: &str) -> AssetKey {
+        AssetKey::secret(
+            "ns",
+            &SecretKeySelector {
+                key: k.into(),
+                name: "s".into(),
+                optional: None,
+            },
+        )
+    }
+
+    fn names(keys: &[&str]) -> BTreeSet<String> {
+        keys.iter().map(|k| k.to_string()).collect()
+    }
+
+    /// Metadata alone: the object exists, its values are not loaded, which is no error;
+    /// content read at another resourceVersion does not count; at the current one it does,
+    /// and a key absent from its key names is missing.
+    #[test]
+    fn values_count_only_when_loaded_at_the_current_resource_version() {
+        let mut store = InputStore::new();
+        store.apply_meta(AssetSource::Secret, "ns", "s", Some("2".into()));
+        let mut a = Assets::default();
+        assert_eq!(a.resolve(&store, &key("pw")), Ok(()));
+        assert_eq!(a.not_loaded().collect::<Vec<_>>(), [&key("pw")]);
+        assert_eq!(a.value(&key("pw")), Err(AssetError::NotLoaded(key("pw"))));
+        assert!(a.secret_data().is_empty());
+
+        let values = BTreeMap::from([("pw".to_owned(), b"old".to_vec())]);
+        let (ns, name, stale) = ("ns", "s", Some("1".to_owned()));
+        let keys = names(&["pw", "user"]);
+        store.set_content(AssetSource::Secret, ns, name, stale, keys.clone(), values);
+        let mut a = Assets::default();
+        assert_eq!(a.resolve(&store, &key("pw")), Ok(()));
+        assert_eq!(a.not_loaded().count(), 1, "read at version 1, current is 2");
+
+        let values = BTreeMap::from([("pw".to_owned(), b"new".to_vec())]);
+        store.set_content(
+            AssetSource::Secret,
+            ns,
+            name,
+            Some("2".into()),
+            keys,
+            values,
+        );
+        let mut a = Assets::default();
+        assert_eq!(a.resolve(&store, &key("pw")), Ok(()));
+        assert_eq!(a.value(&key("pw")).as_deref(), Ok("new"));
+        assert_eq!(
+            a.resolve(&store, &key("user")),
+            Ok(()),
+            "a key whose value was not read"
+        );
+        assert_eq!(a.not_loaded().collect::<Vec<_>>(), [&key("user")]);
+        assert_eq!(
+            a.resolve(&store, &key("token")),
+            Err(AssetError::KeyMissing(key("token")))
+        );
+        assert_eq!(a.not_loaded().count(), 1);
     }
 }

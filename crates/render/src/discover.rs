@@ -1,10 +1,32 @@
-//! Phase 1: from one GrafanaAgent and a snapshot, the hierarchy of selected objects (spec 2).
+//! Phase 1: from one GrafanaAgent and the inputs ([`InputView`]), the hierarchy of selected
+//! objects (spec 2).
 //!
-//! Pure and synchronous. Everything comes out ordered by (namespace, name) (fix for Q5), and
-//! every selector consulted is returned as a [`Watch`], so the controller can tell which
-//! agents an object change affects without calling the API.
+//! Pure and synchronous. Everything comes out ordered by (namespace, name) (fix for Q5).
+//! Beside the hierarchy and the rejections, [`Discovery`] gives:
+//!
+//! * [`Dependencies`]: the objects selected, the selectors evaluated and the Secrets and
+//!   ConfigMaps referenced, from which [`crate::index::ReverseIndex`] tells which agents an
+//!   object change affects without calling the API;
+//! * `to_load`: referenced Secrets/ConfigMaps that exist but whose referenced values the
+//!   store does not hold at their current resourceVersion (the controller watches them
+//!   metadata-only). That is not a rejection. The controller's loop is:
+//!
+//!   ```text
+//!   loop {
+//!       let d = discover(agent, &store);
+//!       if d.to_load.is_empty() { break plan(&d, ..) }
+//!       for (object, keys) in d.to_load {
+//!           GET object; store.set_content(kind, ns, name, its resourceVersion,
+//!                                         all its key names, the values of `keys`)
+//!       }
+//!   }
+//!   ```
+//!
+//!   Each pass loads what the previous one found missing; an object that changed again
+//!   between the watch event and the GET is caught by the next watch event. `render` loads
+//!   every value from files, so `to_load` is always empty there.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use api::grafana_agent::GrafanaAgent;
@@ -12,12 +34,12 @@ use api::{Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::assets::{AssetKey, Assets};
-use crate::input_ref::kube_like::HasMeta;
+use crate::dependencies::{Dependencies, SelectorDependency};
 use crate::input_ref::{InputRef, Kind};
 use crate::references::{self, Reference};
 use crate::rejection::Rejection;
 use crate::selector;
-use crate::snapshot::{Snapshot, labels_of};
+use crate::store::{Input, InputView, labels_of};
 
 /// A MetricsInstance and the monitors it selected.
 #[derive(Debug, Clone)]
@@ -60,121 +82,76 @@ impl Hierarchy {
     }
 }
 
-/// One selector discovery consulted: an object of `kind` belongs to the agent's hierarchy
-/// (or may start to) when it matches.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Watch {
-    /// A label selector and namespace selector pair, evaluated for objects of `kind`;
-    /// `parent_namespace` is the selecting object's namespace (used when
-    /// `namespace_selector` is `None`).
-    Labels {
-        kind: Kind,
-        selector: Option<LabelSelector>,
-        namespace_selector: Option<LabelSelector>,
-        parent_namespace: String,
-    },
-    /// One Secret or ConfigMap by name (registered even when it does not exist yet).
-    Object {
-        kind: Kind,
-        namespace: String,
-        name: String,
-    },
-}
-
-impl Watch {
-    /// Whether an object of `kind` in `namespace` with `labels` (its namespace carrying
-    /// `namespace_labels`) matches this watch.
-    pub fn matches(
-        &self,
-        kind: Kind,
-        namespace: &str,
-        name: &str,
-        labels: &BTreeMap<String, String>,
-        namespace_labels: &BTreeMap<String, String>,
-    ) -> bool {
-        match self {
-            Watch::Labels {
-                kind: k,
-                selector,
-                namespace_selector,
-                parent_namespace,
-            } => {
-                *k == kind
-                    && selector::matches(selector.as_ref(), labels)
-                    && match namespace_selector {
-                        None => namespace == parent_namespace,
-                        Some(ns) => selector::matches(Some(ns), namespace_labels),
-                    }
-            }
-            Watch::Object {
-                kind: k,
-                namespace: ns,
-                name: n,
-            } => *k == kind && ns == namespace && n == name,
-        }
-    }
-}
-
 /// The result of discovery for one agent.
 #[derive(Debug, Clone)]
 pub struct Discovery {
     pub hierarchy: Hierarchy,
     /// Objects (or parts of objects) left out, with the reason.
     pub rejections: Vec<Rejection>,
-    /// Every selector and named object the result depends on.
-    pub watches: Vec<Watch>,
+    /// What the result depends on, for mapping later changes back to this agent.
+    pub dependencies: Dependencies,
+    /// Referenced Secrets and ConfigMaps that exist but whose referenced values are not loaded
+    /// at their current resourceVersion, with every key the hierarchy references in each.
+    /// Plan only when this is empty.
+    pub to_load: BTreeMap<InputRef, BTreeSet<String>>,
 }
 
-struct Discoverer<'a> {
-    snapshot: &'a Snapshot,
+struct Discoverer<'a, V: ?Sized> {
+    inputs: &'a V,
     rejections: Vec<Rejection>,
-    watches: Vec<Watch>,
-    /// The [`Watch::Object`]s already in `watches`: thousands of monitors name the same few
-    /// Secrets per namespace, and a linear search per reference made discovery quadratic.
-    watched_objects: HashSet<(Kind, String, String)>,
+    dependencies: Dependencies,
     assets: Assets,
 }
 
-impl Discoverer<'_> {
-    /// Objects of `kind` in `candidates` selected by (`label_selector`, `namespace_selector`)
-    /// from `parent`, whose namespace is the default. An invalid selector selects nothing and
-    /// is reported against `parent` at `field`.
-    fn select<T: HasMeta>(
+impl<V: InputView + ?Sized> Discoverer<'_, V> {
+    /// Objects of kind `T` selected by (`label_selector`, `namespace_selector`) from
+    /// `parent`, whose namespace is the default, in (namespace, name) order. Without a
+    /// namespace selector only the parent's namespace is read; with one, only the namespaces
+    /// it matches. An invalid selector selects nothing and is reported against `parent` at
+    /// `field`.
+    fn select<T: Input>(
         &mut self,
-        kind: Kind,
-        candidates: &[Arc<T>],
         parent: &InputRef,
         fields: [&str; 2],
         label_selector: Option<&LabelSelector>,
         namespace_selector: Option<&LabelSelector>,
     ) -> Vec<Arc<T>> {
-        self.watches.push(Watch::Labels {
-            kind,
-            selector: label_selector.cloned(),
-            namespace_selector: namespace_selector.cloned(),
-            parent_namespace: parent.namespace.clone(),
-        });
+        let dependency = SelectorDependency::new(
+            T::KIND,
+            label_selector,
+            namespace_selector,
+            parent.namespace.clone(),
+        );
         for (field, sel) in fields.into_iter().zip([label_selector, namespace_selector]) {
             if let Some(Err(e)) = sel.map(selector::validate) {
                 let f = field.to_owned();
                 self.rejections
                     .push(Rejection::new(parent.clone(), f, e.to_string()));
+                self.dependencies.selectors.push(dependency);
                 return Vec::new();
             }
         }
-        candidates
-            .iter()
-            .filter(|c| {
-                let meta = c.meta();
-                let ns = meta.namespace.as_deref().unwrap_or_default();
-                let namespace_ok = match namespace_selector {
-                    None => ns == parent.namespace,
-                    Some(nsel) => selector::matches(Some(nsel), self.snapshot.namespace_labels(ns)),
-                };
-                namespace_ok && selector::matches(label_selector, labels_of(c.as_ref()))
-            })
-            .cloned()
-            .collect()
+        let objects = self.inputs.objects::<T>();
+        let selected: Vec<Arc<T>> = if dependency.has_namespace_selector() {
+            objects
+                .namespaces()
+                .filter(|ns| dependency.matches_namespace(ns, self.inputs.namespace_labels(ns)))
+                .flat_map(|ns| objects.in_namespace(ns))
+                .filter(|c| dependency.matches_labels(labels_of(c.as_ref())))
+                .cloned()
+                .collect()
+        } else {
+            objects
+                .in_namespace(&parent.namespace)
+                .filter(|c| dependency.matches_labels(labels_of(c.as_ref())))
+                .cloned()
+                .collect()
+        };
+        self.dependencies
+            .members
+            .extend(selected.iter().map(|o| InputRef::of(T::KIND, o.as_ref())));
+        self.dependencies.selectors.push(dependency);
+        selected
     }
 
     /// Resolves `refs` of `owner` into the asset store. Returns false (and reports) when a
@@ -182,8 +159,8 @@ impl Discoverer<'_> {
     fn resolve(&mut self, owner: &InputRef, refs: Vec<Reference>) -> bool {
         let mut ok = true;
         for Reference { field, key } in refs {
-            self.watch_object(&key);
-            if let Err(e) = self.assets.resolve(self.snapshot, &key) {
+            self.depend_on(&key);
+            if let Err(e) = self.assets.resolve(self.inputs, &key) {
                 self.rejections
                     .push(Rejection::new(owner.clone(), field, e.to_string()));
                 ok = false;
@@ -192,48 +169,37 @@ impl Discoverer<'_> {
         ok
     }
 
-    fn watch_object(&mut self, key: &AssetKey) {
-        let kind = match key.source {
-            crate::assets::AssetSource::Secret => Kind::Secret,
-            crate::assets::AssetSource::ConfigMap => Kind::ConfigMap,
-        };
-        let object = (kind, key.namespace.clone(), key.name.clone());
-        if self.watched_objects.contains(&object) {
-            return;
+    fn depend_on(&mut self, key: &AssetKey) {
+        let object = InputRef::new(key.source.kind(), &key.namespace, &key.name);
+        let keys = self.dependencies.references.entry(object).or_default();
+        if !keys.contains(&key.key) {
+            keys.insert(key.key.clone());
         }
-        self.watches.push(Watch::Object {
-            kind,
-            namespace: object.1.clone(),
-            name: object.2.clone(),
-        });
-        self.watched_objects.insert(object);
     }
 
     /// Keeps the leaf objects whose references all resolve; reports the others.
-    fn resolved_leaves<T: HasMeta>(
+    fn resolved_leaves<T: Input>(
         &mut self,
-        kind: Kind,
         objects: Vec<Arc<T>>,
         refs: impl Fn(&T) -> Vec<Reference>,
     ) -> Vec<Arc<T>> {
         objects
             .into_iter()
             .filter(|o| {
-                let r = InputRef::of(kind, o.as_ref());
+                let r = InputRef::of(T::KIND, o.as_ref());
                 self.resolve(&r, refs(o))
             })
             .collect()
     }
 }
 
-/// Builds the hierarchy of `agent` from `snapshot` (spec 2.2), rejecting only the objects at
-/// fault. `snapshot` must be sorted ([`Snapshot::sort`]).
-pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
+/// Builds the hierarchy of `agent` from `inputs` (spec 2.2), rejecting only the objects at
+/// fault.
+pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) -> Discovery {
     let mut d = Discoverer {
-        snapshot,
+        inputs,
         rejections: Vec::new(),
-        watches: Vec::new(),
-        watched_objects: HashSet::new(),
+        dependencies: Dependencies::default(),
         assets: Assets::default(),
     };
     let agent_ref = InputRef::of(Kind::GrafanaAgent, agent.as_ref());
@@ -241,9 +207,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
     d.resolve(&agent_ref, references::of_agent(agent));
 
     let metrics = spec.metrics.as_ref();
-    let metrics_instances = d.select(
-        Kind::MetricsInstance,
-        &snapshot.metrics_instances,
+    let metrics_instances = d.select::<MetricsInstance>(
         &agent_ref,
         [
             "spec.metrics.instanceSelector",
@@ -261,10 +225,8 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
             let me = InputRef::of(Kind::MetricsInstance, instance.as_ref());
             d.resolve(&me, references::of_metrics_instance(&instance));
             let s = &instance.spec;
-            let sms = d.select(
-                Kind::ServiceMonitor,
-                &snapshot.service_monitors,
-                &me,
+            let sms = d.select::<ServiceMonitor>(
+                                &me,
                 ["spec.serviceMonitorSelector", "spec.serviceMonitorNamespaceSelector"],
                 s.service_monitor_selector.as_ref(),
                 s.service_monitor_namespace_selector.as_ref(),
@@ -286,35 +248,29 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
                     denied.is_none()
                 })
                 .collect();
-            let pms = d.select(
-                Kind::PodMonitor,
-                &snapshot.pod_monitors,
-                &me,
+            let pms = d.select::<PodMonitor>(
+                                &me,
                 ["spec.podMonitorSelector", "spec.podMonitorNamespaceSelector"],
                 s.pod_monitor_selector.as_ref(),
                 s.pod_monitor_namespace_selector.as_ref(),
             );
-            let probes = d.select(
-                Kind::Probe,
-                &snapshot.probes,
-                &me,
+            let probes = d.select::<Probe>(
+                                &me,
                 ["spec.probeSelector", "spec.probeNamespaceSelector"],
                 s.probe_selector.as_ref(),
                 s.probe_namespace_selector.as_ref(),
             );
             MetricsInstanceNode {
-                service_monitors: d.resolved_leaves(Kind::ServiceMonitor, sms, references::of_service_monitor),
-                pod_monitors: d.resolved_leaves(Kind::PodMonitor, pms, references::of_pod_monitor),
-                probes: d.resolved_leaves(Kind::Probe, probes, references::of_probe),
+                service_monitors: d.resolved_leaves(sms, references::of_service_monitor),
+                pod_monitors: d.resolved_leaves(pms, references::of_pod_monitor),
+                probes: d.resolved_leaves(probes, references::of_probe),
                 instance,
             }
         })
         .collect();
 
     let logs_spec = spec.logs.as_ref();
-    let logs_instances = d.select(
-        Kind::LogsInstance,
-        &snapshot.logs_instances,
+    let logs_instances = d.select::<LogsInstance>(
         &agent_ref,
         [
             "spec.logs.instanceSelector",
@@ -328,9 +284,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
         .map(|instance| {
             let me = InputRef::of(Kind::LogsInstance, instance.as_ref());
             d.resolve(&me, references::of_logs_instance(&instance));
-            let pod_logs = d.select(
-                Kind::PodLogs,
-                &snapshot.pod_logs,
+            let pod_logs = d.select::<PodLogs>(
                 &me,
                 ["spec.podLogsSelector", "spec.podLogsNamespaceSelector"],
                 instance.spec.pod_logs_selector.as_ref(),
@@ -341,9 +295,7 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
         .collect();
 
     let integrations_spec = spec.integrations.as_ref();
-    let integrations = d.select(
-        Kind::Integration,
-        &snapshot.integrations,
+    let integrations = d.select::<Integration>(
         &agent_ref,
         [
             "spec.integrations.selector",
@@ -352,11 +304,11 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
         integrations_spec.and_then(|i| i.selector.as_ref()),
         integrations_spec.and_then(|i| i.namespace_selector.as_ref()),
     );
-    let integrations =
-        d.resolved_leaves(Kind::Integration, integrations, references::of_integration);
+    let integrations = d.resolved_leaves(integrations, references::of_integration);
 
     d.rejections.sort();
     d.rejections.dedup();
+    let to_load = not_loaded(&d.assets, &d.dependencies);
     Discovery {
         hierarchy: Hierarchy {
             agent: agent.clone(),
@@ -366,8 +318,28 @@ pub fn discover(agent: &Arc<GrafanaAgent>, snapshot: &Snapshot) -> Discovery {
             assets: d.assets,
         },
         rejections: d.rejections,
-        watches: d.watches,
+        dependencies: d.dependencies,
+        to_load,
     }
+}
+
+/// The referenced objects with a value not loaded, each with all its referenced keys (the
+/// controller replaces an object's content whole, so it reads every key it needs at once).
+fn not_loaded(
+    assets: &Assets,
+    dependencies: &Dependencies,
+) -> BTreeMap<InputRef, BTreeSet<String>> {
+    let mut to_load = BTreeMap::new();
+    for key in assets.not_loaded() {
+        let object = InputRef::new(key.source.kind(), &key.namespace, &key.name);
+        if to_load.contains_key(&object) {
+            continue;
+        }
+        if let Some(keys) = dependencies.references.get(&object) {
+            to_load.insert(object, keys.clone());
+        }
+    }
+    to_load
 }
 
 /// The first field of `sm` that reads a file from the agent's filesystem (spec 2.3).

@@ -62,7 +62,7 @@ impl InputRef {
     }
 
     /// The object's reference as the kube `Resource` metadata gives it.
-    pub fn of<K: kube_like::HasMeta>(kind: Kind, object: &K) -> Self {
+    pub fn of<K: kube::core::Resource>(kind: Kind, object: &K) -> Self {
         let meta = object.meta();
         InputRef::new(
             kind,
@@ -85,37 +85,4 @@ impl fmt::Display for InputRef {
             write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
         }
     }
-}
-
-/// Access to `metadata` without depending on the kube client crates.
-pub mod kube_like {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-
-    pub trait HasMeta {
-        fn meta(&self) -> &ObjectMeta;
-    }
-
-    macro_rules! has_meta {
-        ($($t:ty),*) => {$(
-            impl HasMeta for $t {
-                fn meta(&self) -> &ObjectMeta {
-                    &self.metadata
-                }
-            }
-        )*};
-    }
-
-    has_meta!(
-        api::GrafanaAgent,
-        api::MetricsInstance,
-        api::LogsInstance,
-        api::PodLogs,
-        api::Integration,
-        api::ServiceMonitor,
-        api::PodMonitor,
-        api::Probe,
-        k8s_openapi::api::core::v1::Secret,
-        k8s_openapi::api::core::v1::ConfigMap,
-        k8s_openapi::api::core::v1::Namespace
-    );
 }

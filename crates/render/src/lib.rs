@@ -1,22 +1,26 @@
 //! The pure core of agent-operator: no Kubernetes client, no async runtime.
 //!
 //! ```text
-//! Snapshot ──discover──> Hierarchy ──plan──> desired objects (+ rejections, status)
+//! InputStore ──discover──> Hierarchy (+ Dependencies) ──plan──> desired objects (+ rejections, status)
 //! ```
 //!
-//! * [`snapshot`]: every input object at one moment;
-//! * [`discover`]: one GrafanaAgent's hierarchy (spec 2), with the selectors it depends on;
+//! * [`store`]: every input object, maintained from watch events or filled from files;
+//! * [`discover`]: one GrafanaAgent's hierarchy (spec 2), with what it depends on
+//!   ([`dependencies`]);
+//! * [`index`]: which agents an input change affects, from the recorded dependencies;
 //! * [`config`]: the agent.yml documents (spec 4);
 //! * [`workloads`]: Service, StatefulSets, DaemonSets, Deployment (spec 3);
 //! * [`plan`]: all of it for one agent, as the controller applies it and `render` prints it;
-//! * [`manifest`]: parsing user YAML into a snapshot, with diagnostics that name the file,
+//! * [`manifest`]: parsing user YAML into a store, with diagnostics that name the file,
 //!   document, object and field.
 
 pub mod admission;
 pub mod assets;
 pub mod config;
+pub mod dependencies;
 pub mod discover;
 pub mod gzip;
+pub mod index;
 pub mod input_ref;
 pub mod manifest;
 pub mod output;
@@ -26,11 +30,11 @@ pub mod rejection;
 pub mod render_cache;
 pub mod selector;
 pub mod sharding;
-pub mod snapshot;
+pub mod store;
 pub mod workloads;
 pub mod yaml;
 
 pub use discover::{Discovery, Hierarchy, discover};
 pub use plan::{Plan, PlanOptions, plan};
 pub use rejection::Rejection;
-pub use snapshot::Snapshot;
+pub use store::{InputStore, InputView};

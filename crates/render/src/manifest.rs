@@ -1,5 +1,5 @@
 //! Parsing user manifests (multi-document YAML, as `kubectl apply -f` takes them) into a
-//! [`Snapshot`], with diagnostics that name the source, the document, the object and the field.
+//! [`InputStore`], with diagnostics that name the source, the document, the object and the field.
 //!
 //! Our eight kinds are checked against the schemas of the CRDs we generate, as the API server
 //! would: unknown fields are warnings (a typo must not pass silently), missing required fields
@@ -20,8 +20,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::input_ref::kube_like::HasMeta;
-use crate::snapshot::{KeyValues, Snapshot};
+use kube::core::Resource;
+
+use crate::assets::AssetSource;
+use crate::store::{InputStore, KeyValues, Labels, NamespacedName};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -63,7 +65,7 @@ impl fmt::Display for Diagnostic {
 /// Accumulates objects from any number of sources.
 #[derive(Debug, Default)]
 pub struct Loader {
-    snapshot: Snapshot,
+    store: InputStore,
     diagnostics: Vec<Diagnostic>,
     /// `Kind namespace/name` of every object accepted, to report duplicates.
     seen: BTreeMap<String, (String, usize)>,
@@ -74,8 +76,8 @@ pub struct Loader {
 /// What loading produced.
 #[derive(Debug)]
 pub struct Loaded {
-    /// Sorted, ready for discovery.
-    pub snapshot: Snapshot,
+    /// Every object read, ready for discovery.
+    pub store: InputStore,
     pub diagnostics: Vec<Diagnostic>,
     /// Objects of kinds the operator reads that were accepted.
     pub accepted: usize,
@@ -130,7 +132,7 @@ fn split_documents(text: &str) -> Vec<String> {
     docs
 }
 
-/// An object read from one document, ready to go into the snapshot.
+/// An object read from one document, ready to go into the store.
 // Each value is moved a couple of times on its way into an `Arc`; boxing it would add an
 // allocation per object for nothing.
 #[allow(clippy::large_enum_variant)]
@@ -143,14 +145,46 @@ enum Parsed {
     ServiceMonitor(api::ServiceMonitor),
     PodMonitor(api::PodMonitor),
     Probe(api::Probe),
-    Namespace(String, BTreeMap<String, String>),
-    Secret((String, String), KeyValues),
-    ConfigMap((String, String), KeyValues),
+    Namespace(String, Labels),
+    Secret(DataRead),
+    ConfigMap(DataRead),
+}
+
+fn put<T: crate::store::Input>(store: &mut InputStore, object: T) {
+    store.apply(Arc::new(object));
+}
+
+/// A Secret or ConfigMap read whole from a file.
+struct DataRead {
+    key: NamespacedName,
+    resource_version: Option<String>,
+    data: KeyValues,
+}
+
+impl DataRead {
+    fn new(
+        meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        data: KeyValues,
+    ) -> Self {
+        DataRead {
+            key: (
+                meta.namespace.clone().unwrap_or_default(),
+                meta.name.clone().unwrap_or_default(),
+            ),
+            resource_version: meta.resource_version.clone(),
+            data,
+        }
+    }
+
+    fn store_in(self, store: &mut InputStore, source: AssetSource) {
+        let (namespace, name) = self.key;
+        store.apply_data(source, namespace, name, self.resource_version, self.data);
+    }
 }
 
 /// What one document (or one item of a List) gives, before duplicates are known: reading
 /// and checking documents is independent work, done in parallel; only accepting them into
-/// the snapshot, which needs to know what came before, is done in input order.
+/// the store, which needs to know what came before, is done in input order.
 #[allow(clippy::large_enum_variant)]
 enum Prepared {
     /// A problem reported whatever came before.
@@ -242,25 +276,19 @@ impl Loader {
                 }
                 self.diagnostics.extend(diagnostics);
                 let Some(object) = object else { return };
-                let s = &mut self.snapshot;
+                let s = &mut self.store;
                 match object {
-                    Parsed::Agent(o) => s.agents.push(Arc::new(o)),
-                    Parsed::MetricsInstance(o) => s.metrics_instances.push(Arc::new(o)),
-                    Parsed::LogsInstance(o) => s.logs_instances.push(Arc::new(o)),
-                    Parsed::PodLogs(o) => s.pod_logs.push(Arc::new(o)),
-                    Parsed::Integration(o) => s.integrations.push(Arc::new(o)),
-                    Parsed::ServiceMonitor(o) => s.service_monitors.push(Arc::new(o)),
-                    Parsed::PodMonitor(o) => s.pod_monitors.push(Arc::new(o)),
-                    Parsed::Probe(o) => s.probes.push(Arc::new(o)),
-                    Parsed::Namespace(name, labels) => {
-                        s.namespaces.insert(name, labels);
-                    }
-                    Parsed::Secret(key, data) => {
-                        s.secrets.insert(key, data);
-                    }
-                    Parsed::ConfigMap(key, data) => {
-                        s.config_maps.insert(key, data);
-                    }
+                    Parsed::Agent(o) => put(s, o),
+                    Parsed::MetricsInstance(o) => put(s, o),
+                    Parsed::LogsInstance(o) => put(s, o),
+                    Parsed::PodLogs(o) => put(s, o),
+                    Parsed::Integration(o) => put(s, o),
+                    Parsed::ServiceMonitor(o) => put(s, o),
+                    Parsed::PodMonitor(o) => put(s, o),
+                    Parsed::Probe(o) => put(s, o),
+                    Parsed::Namespace(name, labels) => s.apply_namespace(name, labels),
+                    Parsed::Secret(d) => d.store_in(s, AssetSource::Secret),
+                    Parsed::ConfigMap(d) => d.store_in(s, AssetSource::ConfigMap),
                 }
                 self.seen.insert(label, (source.to_owned(), document));
                 self.accepted += 1;
@@ -268,11 +296,10 @@ impl Loader {
         }
     }
 
-    /// The snapshot (sorted) and every diagnostic, warnings and errors in input order.
-    pub fn finish(mut self) -> Loaded {
-        self.snapshot.sort();
+    /// The store and every diagnostic, warnings and errors in input order.
+    pub fn finish(self) -> Loaded {
         Loaded {
-            snapshot: self.snapshot,
+            store: self.store,
             diagnostics: self.diagnostics,
             accepted: self.accepted,
         }
@@ -494,11 +521,7 @@ fn core_object(
             for (k, v) in secret.string_data.unwrap_or_default() {
                 data.insert(k, v.into_bytes());
             }
-            let key = (
-                secret.metadata.namespace.clone().unwrap_or_default(),
-                secret.metadata.name.clone().unwrap_or_default(),
-            );
-            Some(Parsed::Secret(key, data))
+            Some(Parsed::Secret(DataRead::new(&secret.metadata, data)))
         }
         "ConfigMap" => {
             let cm = reported(
@@ -515,12 +538,7 @@ fn core_object(
             for (k, v) in cm.data.unwrap_or_default() {
                 data.insert(k, v.into_bytes());
             }
-            let meta = &cm.metadata;
-            let key = (
-                meta.namespace.clone().unwrap_or_default(),
-                meta.name.clone().unwrap_or_default(),
-            );
-            Some(Parsed::ConfigMap(key, data))
+            Some(Parsed::ConfigMap(DataRead::new(&cm.metadata, data)))
         }
         _ => None,
     }
@@ -916,8 +934,8 @@ mod tests {
 
     fn monitor_names(loaded: &Loaded) -> Vec<&str> {
         loaded
-            .snapshot
-            .service_monitors
+            .store
+            .objects::<api::ServiceMonitor>()
             .iter()
             .filter_map(|sm| sm.metadata.name.as_deref())
             .collect()

@@ -3,17 +3,17 @@
 use crate::discover::discover;
 use crate::input_ref::{InputRef, Kind};
 use crate::plan::{Plan, PlanOptions, plan};
-use crate::snapshot::Snapshot;
+use crate::store::InputStore;
 use crate::yaml::{self, YamlError};
 
-/// Discovers and plans every GrafanaAgent of `snapshot` (or only `only`), in (namespace, name)
+/// Discovers and plans every GrafanaAgent of `inputs` (or only `only`), in (namespace, name)
 /// order. Paused agents are planned as if they were not: `render` shows what they describe.
-pub fn plan_all(snapshot: &Snapshot, opts: &PlanOptions, only: Option<&InputRef>) -> Vec<Plan> {
-    snapshot
-        .agents
+pub fn plan_all(inputs: &InputStore, opts: &PlanOptions, only: Option<&InputRef>) -> Vec<Plan> {
+    inputs
+        .objects::<api::GrafanaAgent>()
         .iter()
         .filter(|a| only.is_none_or(|o| *o == InputRef::of(Kind::GrafanaAgent, a.as_ref())))
-        .map(|agent| plan(&discover(agent, snapshot), opts))
+        .map(|agent| plan(&discover(agent, inputs), opts))
         .collect()
 }
 

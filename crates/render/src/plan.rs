@@ -499,8 +499,8 @@ mod tests {
             "test.yaml",
             "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec: {}\n",
         );
-        let snapshot = loader.finish().snapshot;
-        let discovery = crate::discover(&snapshot.agents[0], &snapshot);
+        let store = loader.finish().store;
+        let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
         let oversized = RenderedText {
             text: incompressible(SECRET_SIZE_LIMIT * 2),
             rejections: Vec::new(),
@@ -567,9 +567,9 @@ mod tests {
             loader.add_source("test.yaml", text);
             let loaded = loader.finish();
             assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
-            let snapshot = loaded.snapshot;
+            let store = loaded.store;
             plan(
-                &crate::discover(&snapshot.agents[0], &snapshot),
+                &crate::discover(store.agents().next().expect("a GrafanaAgent"), &store),
                 &PlanOptions::default(),
             )
         };

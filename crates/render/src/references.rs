@@ -130,7 +130,7 @@ fn collect(namespace: &str, f: impl FnOnce(&mut Collector<'_>)) -> Vec<Reference
     c.found
 }
 
-fn ns<T: crate::input_ref::kube_like::HasMeta>(o: &T) -> String {
+fn ns<T: kube::core::Resource>(o: &T) -> String {
     o.meta().namespace.clone().unwrap_or_default()
 }
 

@@ -38,10 +38,10 @@ use crate::config::metrics::{
 use crate::config::{AgentConfig, ServerConfig};
 use crate::discover::Hierarchy;
 use crate::gzip::GzipCache;
-use crate::input_ref::kube_like::HasMeta;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 use crate::yaml::{self, YamlError};
+use kube::core::Resource;
 
 /// A rendered metrics agent.yml and what rendering it left out.
 #[derive(Debug, Clone, PartialEq)]
@@ -473,7 +473,7 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     })
 }
 
-fn version_of<M: HasMeta + Serialize>(monitor: &M) -> Result<Version, YamlError> {
+fn version_of<M: Resource + Serialize>(monitor: &M) -> Result<Version, YamlError> {
     match monitor.meta().resource_version.as_deref() {
         Some(rv) if !rv.is_empty() => Ok(Version::ResourceVersion(rv.to_owned())),
         _ => {
@@ -548,7 +548,7 @@ fn frame_item_indent(h: &Hierarchy) -> Result<usize, YamlError> {
 mod tests {
     use super::*;
     use crate::manifest::Loader;
-    use crate::snapshot::Snapshot;
+    use crate::store::InputStore;
 
     const BASE: &str = r#"
 apiVersion: monitoring.grafana.com/v1alpha1
@@ -647,18 +647,18 @@ spec:
         text
     }
 
-    fn snapshot(text: &str) -> Snapshot {
+    fn store(text: &str) -> InputStore {
         let mut loader = Loader::new();
         loader.add_source("test.yaml", text);
         let loaded = loader.finish();
         let errors: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
         assert!(errors.is_empty(), "{errors:#?}");
-        loaded.snapshot
+        loaded.store
     }
 
     fn hierarchy(text: &str) -> Hierarchy {
-        let s = snapshot(text);
-        crate::discover(&s.agents[0], &s).hierarchy
+        let s = store(text);
+        crate::discover(s.agents().next().expect("a GrafanaAgent"), &s).hierarchy
     }
 
     fn full(h: &Hierarchy) -> RenderedText {

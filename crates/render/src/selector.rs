@@ -1,8 +1,11 @@
-//! Kubernetes label selectors: validation and matching, with upstream's nil/empty rules.
+//! Kubernetes label selectors: validation (stricter than kube's conversion, as the API
+//! server's `LabelSelectorAsSelector`) and matching with kube-core's `Selector`, with
+//! upstream's nil/empty rules.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::core::{Selector, SelectorExt};
 
 /// Why a label selector is invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,40 +54,40 @@ pub fn validate(selector: &LabelSelector) -> Result<(), SelectorError> {
     Ok(())
 }
 
-/// Whether `labels` satisfy `selector`. A `None` selector matches nothing and `{}` matches
-/// everything (upstream's rule). The selector must have passed [`validate`].
-pub fn matches(selector: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
-    let Some(selector) = selector else {
-        return false;
-    };
-    let labels_match = selector
-        .match_labels
-        .iter()
-        .flatten()
-        .all(|(k, v)| labels.get(k) == Some(v));
-    labels_match
-        && selector
-            .match_expressions
-            .iter()
-            .flatten()
-            .all(|req| requirement_matches(req, labels))
+/// A label selector checked by [`validate`] and ready to match many objects, with upstream's
+/// rule that a `None` selector matches nothing and `{}` matches everything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelMatcher(Option<Selector>);
+
+impl LabelMatcher {
+    /// A matcher that matches nothing (a nil selector).
+    pub const NOTHING: LabelMatcher = LabelMatcher(None);
+
+    pub fn new(selector: Option<&LabelSelector>) -> Result<Self, SelectorError> {
+        let Some(selector) = selector else {
+            return Ok(LabelMatcher::NOTHING);
+        };
+        validate(selector)?;
+        // `validate` is stricter than kube's conversion, so this cannot fail; if kube ever
+        // grew a stricter rule, matching nothing is the safe side.
+        Ok(LabelMatcher(Selector::try_from(selector.clone()).ok()))
+    }
+
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.0.as_ref().is_some_and(|s| s.matches(labels))
+    }
 }
 
-fn requirement_matches(req: &LabelSelectorRequirement, labels: &BTreeMap<String, String>) -> bool {
-    let values = req.values.as_deref().unwrap_or_default();
-    let value = labels.get(&req.key);
-    match req.operator.as_str() {
-        "In" => value.is_some_and(|v| values.contains(v)),
-        "NotIn" => value.is_none_or(|v| !values.contains(v)),
-        "Exists" => value.is_some(),
-        "DoesNotExist" => value.is_none(),
-        _ => false,
-    }
+/// Whether `labels` satisfy `selector` (see [`LabelMatcher`]); an invalid selector matches
+/// nothing.
+pub fn matches(selector: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
+    LabelMatcher::new(selector).is_ok_and(|m| m.matches(labels))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

@@ -1,11 +1,11 @@
 //! Discovery's selector rules (spec 2.1), from manifests as users write them.
 
-use render::discover::{Watch, discover};
+use render::discover::discover;
 use render::input_ref::Kind;
 use render::manifest::Loader;
-use render::snapshot::Snapshot;
+use render::store::InputStore;
 
-fn snapshot(yaml: &str) -> Snapshot {
+fn store(yaml: &str) -> InputStore {
     let mut loader = Loader::new();
     loader.add_source("test.yaml", yaml);
     let loaded = loader.finish();
@@ -15,7 +15,7 @@ fn snapshot(yaml: &str) -> Snapshot {
         .filter(|d| d.severity == render::manifest::Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-    loaded.snapshot
+    loaded.store
 }
 
 const NAMESPACES: &str = r#"
@@ -41,8 +41,8 @@ fn instance(ns: &str, name: &str, labels: &str, spec: &str) -> String {
 }
 
 fn selected_instances(yaml: &str) -> Vec<String> {
-    let s = snapshot(yaml);
-    let d = discover(&s.agents[0], &s);
+    let s = store(yaml);
+    let d = discover(s.agents().next().expect("a GrafanaAgent"), &s);
     d.hierarchy
         .metrics
         .iter()
@@ -116,8 +116,8 @@ fn invalid_selector_is_reported_on_the_selecting_object_and_selects_nothing() {
     let w = world(
         "    instanceSelector: {matchExpressions: [{key: x, operator: Equals, values: [one]}]}",
     );
-    let s = snapshot(&w);
-    let d = discover(&s.agents[0], &s);
+    let s = store(&w);
+    let d = discover(s.agents().next().expect("a GrafanaAgent"), &s);
     assert!(d.hierarchy.metrics.is_empty());
     assert_eq!(d.rejections.len(), 1);
     let r = &d.rejections[0];
@@ -171,8 +171,8 @@ fn monitors_are_selected_cross_namespace_and_bad_references_reject_only_that_mon
         MONITORS.to_string(),
     ]
     .join("\n---\n");
-    let s = snapshot(&w);
-    let d = discover(&s.agents[0], &s);
+    let s = store(&w);
+    let d = discover(s.agents().next().expect("a GrafanaAgent"), &s);
     let node = &d.hierarchy.metrics[0];
     let names: Vec<_> = node
         .service_monitors
@@ -203,7 +203,7 @@ fn monitors_are_selected_cross_namespace_and_bad_references_reject_only_that_mon
 }
 
 #[test]
-fn watches_cover_every_selector_and_referenced_object() {
+fn dependencies_cover_every_selector_member_and_referenced_object() {
     let w = [
         NAMESPACES.to_string(),
         agent("    instanceSelector: {}"),
@@ -216,40 +216,47 @@ fn watches_cover_every_selector_and_referenced_object() {
         MONITORS.to_string(),
     ]
     .join("\n---\n");
-    let s = snapshot(&w);
-    let d = discover(&s.agents[0], &s);
+    let s = store(&w);
+    let d = discover(s.agents().next().expect("a GrafanaAgent"), &s);
+    let deps = &d.dependencies;
     let no_labels = Default::default();
     let ops_labels = [("team".to_string(), "ops".to_string())].into();
-    let hits = |kind, ns: &str, name: &str, labels| {
-        d.watches
+    let hits = |kind, ns: &str, labels| {
+        deps.selectors
             .iter()
-            .any(|w| w.matches(kind, ns, name, labels, &no_labels))
+            .any(|w| w.matches(kind, ns, labels, &no_labels))
     };
     assert!(
-        hits(Kind::MetricsInstance, "ops", "new", &no_labels),
+        hits(Kind::MetricsInstance, "ops", &no_labels),
         "a new instance in the agent's namespace"
     );
     assert!(
-        !hits(Kind::MetricsInstance, "apps", "new", &no_labels),
+        !hits(Kind::MetricsInstance, "apps", &no_labels),
         "not in another namespace"
     );
-    assert!(hits(Kind::ServiceMonitor, "ops", "new", &ops_labels));
-    assert!(!hits(Kind::ServiceMonitor, "ops", "new", &no_labels));
+    assert!(hits(Kind::ServiceMonitor, "ops", &ops_labels));
+    assert!(!hits(Kind::ServiceMonitor, "ops", &no_labels));
     assert!(
-        hits(Kind::Secret, "ops", "token", &no_labels),
-        "the referenced Secret"
+        !hits(Kind::Probe, "ops", &no_labels),
+        "a nil probe selector selects nothing"
     );
-    assert!(
-        !hits(Kind::Probe, "ops", "p", &no_labels),
-        "nil probe selector watches nothing"
+    let members: Vec<String> = deps.members.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        members,
+        [
+            "MetricsInstance ops/i",
+            "ServiceMonitor ops/db",
+            "ServiceMonitor ops/files",
+        ],
+        "selected monitors are members even when rejected afterwards"
     );
-    assert!(d.watches.iter().any(|w| matches!(
-        w,
-        Watch::Object {
-            kind: Kind::Secret,
-            ..
-        }
-    )));
+    let references: Vec<(String, Vec<&str>)> = deps
+        .references
+        .iter()
+        .map(|(o, keys)| (o.to_string(), keys.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(references, [("Secret ops/token".to_owned(), vec!["t"])]);
+    assert!(d.to_load.is_empty(), "files hold every value");
 }
 
 #[test]
@@ -261,9 +268,9 @@ fn one_object_can_belong_to_two_agents() {
         instance("ops", "i", "{}", "  {}"),
     ]
     .join("\n---\n");
-    let s = snapshot(&w);
-    assert_eq!(s.agents.len(), 2);
-    for a in &s.agents {
+    let s = store(&w);
+    assert_eq!(s.agents().count(), 2);
+    for a in s.agents() {
         assert_eq!(discover(a, &s).hierarchy.metrics.len(), 1);
     }
 }

@@ -66,7 +66,7 @@ spec:
     let mut loader = render::manifest::Loader::new();
     loader.add_source("q14.yaml", text);
     let loaded = loader.finish();
-    let plans = render::output::plan_all(&loaded.snapshot, &Default::default(), None);
+    let plans = render::output::plan_all(&loaded.store, &Default::default(), None);
     let ds = plans[0]
         .configs
         .iter()

@@ -18,8 +18,8 @@ fn hierarchy(text: &str) -> Hierarchy {
     loader.add_source("test.yaml", text);
     let loaded = loader.finish();
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
-    let agent = loaded.snapshot.agents.first().expect("one GrafanaAgent");
-    discover(agent, &loaded.snapshot).hierarchy
+    let agent = loaded.store.agents().next().expect("one GrafanaAgent");
+    discover(agent, &loaded.store).hierarchy
 }
 
 /// Spec 6.1 TestBuildConfigLogs/index_0: with only a log level, the document has

@@ -1,6 +1,8 @@
 //! The manifest loader on bad input: it names the source, document, object and field, never
 //! panics, and keeps everything else.
 
+use render::InputView;
+use render::assets::AssetSource;
 use render::manifest::{Diagnostic, Loader, Severity};
 
 fn load(text: &str) -> (render::manifest::Loaded, Vec<Diagnostic>) {
@@ -20,7 +22,7 @@ fn invalid_yaml_is_reported_with_its_document_and_the_rest_still_loads() {
         GOOD_AGENT.replace("name: a", "name: b")
     );
     let (loaded, diags) = load(&text);
-    assert_eq!(loaded.snapshot.agents.len(), 2);
+    assert_eq!(loaded.store.agents().count(), 2);
     assert_eq!(diags.len(), 1);
     assert_eq!((diags[0].severity, diags[0].document), (Severity::Error, 2));
     assert!(
@@ -45,7 +47,7 @@ spec:
     intervall: 30s
 "#;
     let (loaded, diags) = load(&text.replace("  selector: {}\n", ""));
-    assert_eq!(loaded.snapshot.service_monitors.len(), 1);
+    assert_eq!(loaded.store.objects::<api::ServiceMonitor>().len(), 1);
     let shown: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
     assert_eq!(
         shown,
@@ -63,7 +65,7 @@ fn a_field_of_the_wrong_type_rejects_only_that_object() {
         "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {{name: bad, namespace: ops}}\nspec:\n  metrics:\n    shards: many\n---\n{GOOD_AGENT}"
     );
     let (loaded, diags) = load(&text);
-    assert_eq!(loaded.snapshot.agents.len(), 1);
+    assert_eq!(loaded.store.agents().count(), 1);
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].object.as_deref(), Some("GrafanaAgent ops/bad"));
     assert_eq!(diags[0].field.as_deref(), Some("spec.metrics.shards"));
@@ -76,8 +78,17 @@ fn duplicates_are_reported_and_the_first_wins() {
         "{GOOD_AGENT}---\n{}",
         GOOD_AGENT.replace("spec: {}", "spec: {logLevel: debug}")
     ));
-    assert_eq!(loaded.snapshot.agents.len(), 1);
-    assert_eq!(loaded.snapshot.agents[0].spec.log_level, None);
+    assert_eq!(loaded.store.agents().count(), 1);
+    assert_eq!(
+        loaded
+            .store
+            .agents()
+            .next()
+            .expect("a GrafanaAgent")
+            .spec
+            .log_level,
+        None
+    );
     assert!(
         diags[0].message.starts_with("duplicate object"),
         "{}",
@@ -116,10 +127,18 @@ metadata: {name: bad, namespace: ns}
 data: {a: "not base64!"}
 "#;
     let (loaded, diags) = load(text);
-    let s = &loaded.snapshot.secrets[&("ns".to_string(), "s".to_string())];
+    let data = |source, ns, name| {
+        let object = loaded.store.data_object(source, ns, name).expect("stored");
+        object
+            .current_content()
+            .expect("loaded whole")
+            .values()
+            .clone()
+    };
+    let s = data(AssetSource::Secret, "ns", "s");
     assert_eq!(s["a"], b"hello");
     assert_eq!(s["b"], b"new", "stringData wins over data");
-    let c = &loaded.snapshot.config_maps[&("default".to_string(), "c".to_string())];
+    let c = data(AssetSource::ConfigMap, "default", "c");
     assert_eq!(
         (c["k"].as_slice(), c["bin"].as_slice()),
         (&b"v"[..], &[0u8, 1][..])
@@ -140,8 +159,8 @@ data: {a: "not base64!"}
 fn namespace_labels_are_read() {
     let (loaded, _) =
         load("apiVersion: v1\nkind: Namespace\nmetadata: {name: apps, labels: {team: apps}}\n");
-    assert_eq!(loaded.snapshot.namespace_labels("apps")["team"], "apps");
-    assert!(loaded.snapshot.namespace_labels("other").is_empty());
+    assert_eq!(loaded.store.namespace_labels("apps")["team"], "apps");
+    assert!(loaded.store.namespace_labels("other").is_empty());
 }
 
 /// Garbage, truncated documents and odd shapes never panic.
@@ -175,7 +194,7 @@ fn garbage_and_truncated_documents_never_panic() {
             let mut loader = Loader::new();
             loader.add_source("garbage.yaml", text);
             let loaded = loader.finish();
-            render::output::plan_all(&loaded.snapshot, &Default::default(), None)
+            render::output::plan_all(&loaded.store, &Default::default(), None)
         });
         assert!(result.is_ok(), "input {i} panicked: {text:?}");
     }
@@ -205,7 +224,7 @@ spec:
 "#;
     let (loaded, diags) = load(text);
     assert!(diags.is_empty(), "{diags:?}");
-    let spec = &loaded.snapshot.agents[0].spec;
+    let spec = &loaded.store.agents().next().expect("a GrafanaAgent").spec;
     let protocols = |c: &k8s_openapi::api::core::v1::Container| -> Vec<Option<String>> {
         c.ports
             .iter()

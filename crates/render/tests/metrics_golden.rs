@@ -31,7 +31,7 @@ fn many_monitors(monitors: usize) -> String {
 fn config_secret(monitors: usize) -> (Vec<u8>, String) {
     let mut loader = Loader::new();
     loader.add_source("generated.yaml", &many_monitors(monitors));
-    let plans = plan_all(&loader.finish().snapshot, &PlanOptions::default(), None);
+    let plans = plan_all(&loader.finish().store, &PlanOptions::default(), None);
     let plan = &plans[0];
     assert!(plan.rejections.is_empty(), "{:?}", plan.rejections);
     let text = plan

@@ -164,13 +164,12 @@ fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let text = std::fs::read_to_string(case.join("input.yaml")).map_err(|e| e.to_string())?;
     let mut loader = Loader::new();
     loader.add_source("input.yaml", &text);
-    let snapshot = loader.finish().snapshot;
+    let store = loader.finish().store;
     let output = support::render_case(case);
     let mut files = Vec::new();
     for plan in &output.plans {
-        let agent = snapshot
-            .agents
-            .iter()
+        let agent = store
+            .agents()
             .find(|a| InputRef::of(Kind::GrafanaAgent, a.as_ref()) == plan.agent)
             .ok_or_else(|| format!("agent {} not in the input", plan.agent))?;
         let env = shard_zero_env(agent);

@@ -20,8 +20,8 @@ fn hierarchy(yaml: &str) -> Hierarchy {
         "fixture diagnostics: {:?}",
         loaded.diagnostics
     );
-    let agent = loaded.snapshot.agents.first().expect("an agent").clone();
-    discover(&agent, &loaded.snapshot).hierarchy
+    let agent = loaded.store.agents().next().expect("an agent").clone();
+    discover(&agent, &loaded.store).hierarchy
 }
 
 fn plan_with(yaml: &str, opts: &PlanOptions) -> (Hierarchy, WorkloadPlan) {
@@ -1072,8 +1072,8 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
     let h = hierarchy(&yaml);
     let mut loader = Loader::new();
     loader.add_source("test.yaml", &yaml);
-    let snapshot = loader.finish().snapshot;
-    let discovery = discover(&snapshot.agents[0], &snapshot);
+    let store = loader.finish().store;
+    let discovery = discover(store.agents().next().expect("a GrafanaAgent"), &store);
     let p = render::plan::plan(&discovery, &PlanOptions::default());
 
     let rejected: Vec<String> = p

@@ -147,9 +147,10 @@ fn measure_size(args: &Args, n: usize) -> Result<SizeResult> {
     let loaded = load(&inputs);
     let errs = errors(&loaded);
     ensure!(errs.is_empty(), "input errors: {errs:#?}");
-    let snapshot = &loaded.snapshot;
+    let store = &loaded.store;
     let objects = loaded.accepted;
-    let discovery = render::discover(&snapshot.agents[0], snapshot);
+    let agent = store.agents().next().context("no GrafanaAgent")?;
+    let discovery = render::discover(agent, store);
     let rendered = render::config::metrics::render(&discovery.hierarchy)
         .context("the agent has no metrics config")?;
     let text = render::yaml::to_string(&rendered.config)?;
@@ -233,14 +234,14 @@ fn measure_edits(args: &Args) -> Result<EditResult> {
     let corpus = generate(&Params::scaled(n, args.seed));
     let mut loaded = load(&corpus.files);
     ensure!(errors(&loaded).is_empty(), "input errors");
-    let snapshot = &mut loaded.snapshot;
-    stamp_resource_versions(snapshot);
-    let agent = snapshot.agents[0].clone();
+    let store = &mut loaded.store;
+    stamp_resource_versions(store);
+    let agent = store.agents().next().context("no GrafanaAgent")?.clone();
     let agent_name = agent.metadata.name.clone().unwrap_or_default();
     let opts = PlanOptions::default();
 
     let t = Instant::now();
-    let discovery = render::discover(&agent, snapshot);
+    let discovery = render::discover(&agent, store);
     let rendered = render::config::metrics::render(&discovery.hierarchy).context("no config")?;
     let _ = render::yaml::to_string(&rendered.config)?;
     let full_render = t.elapsed();
@@ -273,15 +274,21 @@ fn measure_edits(args: &Args) -> Result<EditResult> {
     let (mut hits, mut misses, mut segments, mut config_bytes) = (0, 0, (0, 0), 0);
     for edit in 0..args.edits.max(1) {
         // Spread the edits over the list; each bumps resourceVersion, as the API server does.
-        let i = (edit * 7919) % snapshot.service_monitors.len();
-        let mut sm = snapshot.service_monitors[i].as_ref().clone();
+        let monitors = store.objects::<api::ServiceMonitor>();
+        let i = (edit * 7919) % monitors.len();
+        let mut sm = monitors
+            .iter()
+            .nth(i)
+            .context("no ServiceMonitor")?
+            .as_ref()
+            .clone();
         sm.metadata.resource_version = Some(format!("{}", edit + 2));
         let endpoint = sm.spec.endpoints.first_mut().context("no endpoint")?;
         endpoint.common.interval = Some(if edit % 2 == 0 { "45s" } else { "1m30s" }.to_owned());
-        snapshot.service_monitors[i] = Arc::new(sm);
+        store.apply(Arc::new(sm));
 
         let t = Instant::now();
-        let discovery = render::discover(&agent, snapshot);
+        let discovery = render::discover(&agent, store);
         discover_t.push(t.elapsed());
         let t = Instant::now();
         let plan = plan_with_metrics(&discovery, &opts, MetricsConfig::Cache(&mut cache));
@@ -336,19 +343,25 @@ fn measure_edits(args: &Args) -> Result<EditResult> {
 /// Gives every monitor the `metadata.resourceVersion` an API server would have given it: a
 /// controller's cache identifies versions by it (files have none, and are compared by
 /// content, which a one-off `render` never needs).
-fn stamp_resource_versions(snapshot: &mut render::snapshot::Snapshot) {
-    fn stamp<T: Clone>(list: &mut [Arc<T>], meta: impl Fn(&mut T) -> &mut Option<String>) {
-        for item in list {
-            meta(Arc::make_mut(item)).get_or_insert_with(|| "1".to_owned());
-        }
+fn stamp_resource_versions(store: &mut render::store::InputStore) {
+    fn stamp<T: render::store::Input + Clone>(
+        store: &mut render::store::InputStore,
+        meta: impl Fn(&mut T) -> &mut Option<String>,
+    ) {
+        let stamped: Vec<Arc<T>> = store
+            .objects::<T>()
+            .iter()
+            .map(|item| {
+                let mut item = item.as_ref().clone();
+                meta(&mut item).get_or_insert_with(|| "1".to_owned());
+                Arc::new(item)
+            })
+            .collect();
+        store.reset(stamped);
     }
-    stamp(&mut snapshot.service_monitors, |m| {
-        &mut m.metadata.resource_version
-    });
-    stamp(&mut snapshot.pod_monitors, |m| {
-        &mut m.metadata.resource_version
-    });
-    stamp(&mut snapshot.probes, |m| &mut m.metadata.resource_version);
+    stamp::<api::ServiceMonitor>(store, |m| &mut m.metadata.resource_version);
+    stamp::<api::PodMonitor>(store, |m| &mut m.metadata.resource_version);
+    stamp::<api::Probe>(store, |m| &mut m.metadata.resource_version);
 }
 
 fn print_tables(results: &[SizeResult]) {

@@ -65,7 +65,7 @@ pub fn render_case(dir: &Path) -> CaseOutput {
     let mut loader = Loader::new();
     loader.add_source("input.yaml", &text);
     let loaded = loader.finish();
-    let plans = plan_all(&loaded.snapshot, &options(dir), None);
+    let plans = plan_all(&loaded.store, &options(dir), None);
     let mut files = BTreeMap::new();
     files.insert(
         "objects.yaml".to_owned(),

@@ -382,8 +382,13 @@ spec:
         );
         let loaded = loader.finish();
         assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
-        let agent = loaded.snapshot.agents[0].clone();
-        discover(&agent, &loaded.snapshot).hierarchy
+        let agent = loaded
+            .store
+            .agents()
+            .next()
+            .expect("a GrafanaAgent")
+            .clone();
+        discover(&agent, &loaded.store).hierarchy
     }
 
     fn probe_rules(shards: &str) -> Vec<crate::config::common::RelabelRule> {

@@ -1,0 +1,401 @@
+//! Which agents an input change affects: the controller's event mapper, pure.
+//!
+//! Each reconcile records its agent's [`Dependencies`]; a watch event is mapped to the union
+//! of the agents that recorded the object (catches edits, deletions and objects that stopped
+//! matching) and the agents whose selectors match the object's new labels and namespace
+//! (catches objects that start matching). Nothing here calls the API.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::dependencies::{Dependencies, SelectorDependency};
+use crate::input_ref::{InputRef, Kind};
+use crate::store::{InputView, Labels};
+
+/// One input object after a watch event.
+#[derive(Debug, Clone, Copy)]
+pub struct Change<'a> {
+    pub object: &'a InputRef,
+    /// The object's labels now (for a Namespace, the namespace's labels); `None` when it was
+    /// deleted.
+    pub labels: Option<&'a Labels>,
+}
+
+impl<'a> Change<'a> {
+    /// `object` was created or updated and now carries `labels`.
+    pub fn applied(object: &'a InputRef, labels: &'a Labels) -> Self {
+        Change {
+            object,
+            labels: Some(labels),
+        }
+    }
+
+    pub fn deleted(object: &'a InputRef) -> Self {
+        Change {
+            object,
+            labels: None,
+        }
+    }
+}
+
+/// What one agent recorded.
+#[derive(Debug, Clone, Default)]
+struct Recorded {
+    /// Members and referenced Secrets/ConfigMaps.
+    objects: BTreeSet<InputRef>,
+    /// The namespaces of the members.
+    namespaces: BTreeSet<String>,
+    selectors: Vec<SelectorDependency>,
+}
+
+/// Object to agents, and each agent's selectors.
+#[derive(Debug, Clone, Default)]
+pub struct ReverseIndex {
+    recorded: HashMap<InputRef, Recorded>,
+    by_object: HashMap<InputRef, BTreeSet<InputRef>>,
+    by_namespace: HashMap<String, BTreeSet<InputRef>>,
+}
+
+impl ReverseIndex {
+    pub fn new() -> Self {
+        ReverseIndex::default()
+    }
+
+    /// Replaces what `agent` depends on with `dependencies` (from its latest discovery).
+    pub fn record(&mut self, agent: &InputRef, dependencies: &Dependencies) {
+        self.forget(agent);
+        let objects: BTreeSet<InputRef> = dependencies
+            .members
+            .iter()
+            .chain(dependencies.references.keys())
+            .cloned()
+            .collect();
+        let namespaces: BTreeSet<String> = dependencies
+            .members
+            .iter()
+            .map(|m| m.namespace.clone())
+            .collect();
+        for object in &objects {
+            self.by_object
+                .entry(object.clone())
+                .or_default()
+                .insert(agent.clone());
+        }
+        for namespace in &namespaces {
+            self.by_namespace
+                .entry(namespace.clone())
+                .or_default()
+                .insert(agent.clone());
+        }
+        let recorded = Recorded {
+            objects,
+            namespaces,
+            selectors: dependencies.selectors.clone(),
+        };
+        self.recorded.insert(agent.clone(), recorded);
+    }
+
+    /// Drops everything `agent` recorded (the agent was deleted).
+    pub fn forget(&mut self, agent: &InputRef) {
+        let Some(recorded) = self.recorded.remove(agent) else {
+            return;
+        };
+        for object in &recorded.objects {
+            remove_from(&mut self.by_object, object, agent);
+        }
+        for namespace in &recorded.namespaces {
+            remove_from(&mut self.by_namespace, namespace, agent);
+        }
+    }
+
+    /// The agents that recorded something.
+    pub fn agents(&self) -> impl Iterator<Item = &InputRef> {
+        self.recorded.keys()
+    }
+
+    /// The agents `change` may affect, in order. `inputs` gives the labels of the changed
+    /// object's namespace (it should already reflect the change).
+    pub fn agents_for(
+        &self,
+        change: Change<'_>,
+        inputs: &(impl InputView + ?Sized),
+    ) -> BTreeSet<InputRef> {
+        let object = change.object;
+        let mut agents = BTreeSet::new();
+        match object.kind {
+            Kind::GrafanaAgent => {
+                agents.insert(object.clone());
+            }
+            Kind::Namespace => {
+                if let Some(recorded) = self.by_namespace.get(&object.name) {
+                    agents.extend(recorded.iter().cloned());
+                }
+                if let Some(labels) = change.labels {
+                    agents.extend(self.selecting(|s| {
+                        s.has_namespace_selector() && s.matches_namespace(&object.name, labels)
+                    }));
+                }
+            }
+            _ => {
+                if let Some(recorded) = self.by_object.get(object) {
+                    agents.extend(recorded.iter().cloned());
+                }
+                if let Some(labels) = change.labels {
+                    let namespace_labels = inputs.namespace_labels(&object.namespace);
+                    agents.extend(self.selecting(|s| {
+                        s.matches(object.kind, &object.namespace, labels, namespace_labels)
+                    }));
+                }
+            }
+        }
+        agents
+    }
+
+    /// The agents with a selector satisfying `test`.
+    fn selecting(
+        &self,
+        test: impl Fn(&SelectorDependency) -> bool,
+    ) -> impl Iterator<Item = InputRef> {
+        self.recorded
+            .iter()
+            .filter(move |(_, r)| r.selectors.iter().any(&test))
+            .map(|(agent, _)| agent.clone())
+    }
+}
+
+fn remove_from<K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, BTreeSet<InputRef>>,
+    key: &K,
+    agent: &InputRef,
+) {
+    if let Some(agents) = map.get_mut(key) {
+        agents.remove(agent);
+        if agents.is_empty() {
+            map.remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::discover::discover;
+    use crate::manifest::Loader;
+    use crate::store::InputStore;
+
+    const INPUTS: &str = r#"
+apiVersion: v1
+kind: Namespace
+metadata: {name: ops, labels: {team: ops}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: apps, labels: {team: apps}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: ops}
+spec:
+  metrics: {instanceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: i, namespace: ops}
+spec:
+  serviceMonitorSelector: {matchLabels: {scrape: "yes"}}
+  serviceMonitorNamespaceSelector: {matchLabels: {team: apps}}
+  remoteWrite:
+  - url: https://remote/push
+    basicAuth:
+      username: {name: creds, key: user}
+      password: {name: creds, key: pw}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: b, namespace: apps}
+spec:
+  metrics: {instanceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: j, namespace: apps}
+spec:
+  serviceMonitorSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: apps, labels: {scrape: "yes"}}
+spec: {selector: {}, endpoints: [{port: http}]}
+"#;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn agent(name: &str) -> InputRef {
+        let namespace = if name == "a" { "ops" } else { "apps" };
+        InputRef::new(Kind::GrafanaAgent, namespace, name)
+    }
+
+    /// The store and an index recording every agent's discovery, as a controller that has
+    /// reconciled each agent once holds them.
+    fn reconciled() -> (InputStore, ReverseIndex) {
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", INPUTS);
+        let loaded = loader.finish();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let mut index = ReverseIndex::new();
+        for a in loaded.store.agents() {
+            let d = discover(a, &loaded.store);
+            index.record(
+                &InputRef::of(Kind::GrafanaAgent, a.as_ref()),
+                &d.dependencies,
+            );
+        }
+        (loaded.store, index)
+    }
+
+    fn names(agents: BTreeSet<InputRef>) -> Vec<String> {
+        agents.into_iter().map(|a| a.name).collect()
+    }
+
+    fn applied(
+        index: &ReverseIndex,
+        store: &InputStore,
+        object: &InputRef,
+        labels: &Labels,
+    ) -> Vec<String> {
+        names(index.agents_for(Change::applied(object, labels), store))
+    }
+
+    #[test]
+    fn an_object_that_starts_matching_maps_to_every_agent_whose_selector_it_matches() {
+        let (store, index) = reconciled();
+        let new = InputRef::new(Kind::ServiceMonitor, "apps", "new");
+        assert_eq!(
+            applied(&index, &store, &new, &labels(&[("scrape", "yes")])),
+            ["b", "a"]
+        );
+        assert_eq!(
+            applied(&index, &store, &new, &labels(&[])),
+            ["b"],
+            "b selects every monitor of its namespace, a only scrape=yes"
+        );
+        let elsewhere = InputRef::new(Kind::ServiceMonitor, "ops", "new");
+        assert!(
+            applied(&index, &store, &elsewhere, &labels(&[("scrape", "yes")])).is_empty(),
+            "ops is outside a's namespace selector and b's namespace"
+        );
+        let probe = InputRef::new(Kind::Probe, "apps", "p");
+        assert!(
+            applied(&index, &store, &probe, &labels(&[])).is_empty(),
+            "nil probe selectors select nothing"
+        );
+    }
+
+    #[test]
+    fn an_object_that_stops_matching_or_is_deleted_maps_to_the_agents_that_selected_it() {
+        let (store, index) = reconciled();
+        let web = InputRef::new(Kind::ServiceMonitor, "apps", "web");
+        assert_eq!(
+            applied(&index, &store, &web, &labels(&[("scrape", "no")])),
+            ["b", "a"],
+            "a selected it before the relabel"
+        );
+        assert_eq!(
+            names(index.agents_for(Change::deleted(&web), &store)),
+            ["b", "a"]
+        );
+        let unknown = InputRef::new(Kind::ServiceMonitor, "apps", "gone");
+        assert!(
+            index
+                .agents_for(Change::deleted(&unknown), &store)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_namespace_relabel_maps_to_namespace_selectors_and_to_agents_with_members_there() {
+        let (mut store, index) = reconciled();
+        let other = InputRef::new(Kind::Namespace, "", "other");
+        let apps = labels(&[("team", "apps")]);
+        store.apply_namespace("other", apps.clone());
+        assert_eq!(
+            applied(&index, &store, &other, &apps),
+            ["a"],
+            "a's namespace selector now matches it"
+        );
+        assert!(applied(&index, &store, &other, &labels(&[])).is_empty());
+
+        let apps_ns = InputRef::new(Kind::Namespace, "", "apps");
+        assert_eq!(
+            applied(&index, &store, &apps_ns, &labels(&[("team", "none")])),
+            ["b", "a"],
+            "both have members in apps"
+        );
+        let ops_ns = InputRef::new(Kind::Namespace, "", "ops");
+        assert_eq!(
+            names(index.agents_for(Change::deleted(&ops_ns), &store)),
+            ["a"],
+            "a's MetricsInstance lives in ops"
+        );
+
+        // A monitor in the relabelled namespace now maps through the new labels.
+        let new = InputRef::new(Kind::ServiceMonitor, "other", "new");
+        let scrape = labels(&[("scrape", "yes")]);
+        assert_eq!(applied(&index, &store, &new, &scrape), ["a"]);
+        store.apply_namespace("other", labels(&[]));
+        assert!(applied(&index, &store, &new, &scrape).is_empty());
+    }
+
+    #[test]
+    fn a_referenced_secret_maps_to_the_agents_that_reference_it_present_or_not() {
+        let (store, index) = reconciled();
+        let creds = InputRef::new(Kind::Secret, "ops", "creds");
+        assert_eq!(applied(&index, &store, &creds, &labels(&[])), ["a"]);
+        assert_eq!(
+            names(index.agents_for(Change::deleted(&creds), &store)),
+            ["a"]
+        );
+        let other = InputRef::new(Kind::Secret, "ops", "unrelated");
+        assert!(applied(&index, &store, &other, &labels(&[])).is_empty());
+        let config_map = InputRef::new(Kind::ConfigMap, "ops", "creds");
+        assert!(applied(&index, &store, &config_map, &labels(&[])).is_empty());
+    }
+
+    #[test]
+    fn recording_replaces_an_agents_entries_and_forgetting_drops_them() {
+        let (store, mut index) = reconciled();
+        let web = InputRef::new(Kind::ServiceMonitor, "apps", "web");
+        let creds = InputRef::new(Kind::Secret, "ops", "creds");
+        index.record(&agent("a"), &Dependencies::default());
+        assert_eq!(
+            names(index.agents_for(Change::deleted(&web), &store)),
+            ["b"]
+        );
+        assert!(index.agents_for(Change::deleted(&creds), &store).is_empty());
+
+        index.forget(&agent("b"));
+        assert!(index.agents_for(Change::deleted(&web), &store).is_empty());
+        assert!(applied(&index, &store, &web, &labels(&[("scrape", "yes")])).is_empty());
+        assert_eq!(
+            index.agents().count(),
+            1,
+            "a is still recorded, with nothing"
+        );
+        index.forget(&agent("a"));
+        assert_eq!(index.agents().count(), 0);
+        assert!(index.by_object.is_empty() && index.by_namespace.is_empty());
+    }
+
+    #[test]
+    fn an_agent_change_maps_to_itself() {
+        let (store, index) = reconciled();
+        let new = InputRef::new(Kind::GrafanaAgent, "x", "new");
+        assert_eq!(applied(&index, &store, &new, &BTreeMap::new()), ["new"]);
+    }
+}

@@ -1,0 +1,586 @@
+//! Every input object the operator reads, kept up to date one change at a time.
+//!
+//! The controller feeds an [`InputStore`] from its watches (`apply`, `delete`, and `reset` on a
+//! relist: kube-runtime's `watcher::Event::Init` .. `InitApply` .. `InitDone` is buffered and
+//! handed to `reset` at `InitDone`); `render` fills the same store from files through
+//! [`crate::manifest::Loader`]. Discovery reads it only through the [`InputView`] trait.
+//!
+//! Objects are indexed by namespace, then name, so iteration is in (namespace, name) order by
+//! construction and a selector reads only the namespaces it can match.
+//!
+//! Secrets and ConfigMaps are held as [`DataObject`]s: the resourceVersion the watch last saw
+//! (the controller watches them metadata-only) and, optionally, content read at some
+//! resourceVersion: the names of all the object's keys and the values of the keys the
+//! hierarchy references. Content counts only while its resourceVersion is the object's current
+//! one; discovery lists the objects whose needed values are not loaded in
+//! [`crate::discover::Discovery::to_load`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use api::{
+    GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe,
+    ServiceMonitor,
+};
+use kube::core::Resource;
+
+use crate::assets::AssetSource;
+use crate::input_ref::Kind;
+
+/// `(namespace, name)`.
+pub type NamespacedName = (String, String);
+
+/// Labels of an object or a namespace.
+pub type Labels = BTreeMap<String, String>;
+
+/// The data of one Secret or ConfigMap: key to raw bytes (ConfigMap `data` and `binaryData`
+/// merged, `data` winning).
+pub type KeyValues = BTreeMap<String, Vec<u8>>;
+
+static NO_LABELS: Labels = BTreeMap::new();
+
+/// `(namespace, name)` of any object.
+pub fn namespaced_name<T: Resource>(object: &T) -> NamespacedName {
+    let meta = object.meta();
+    (
+        meta.namespace.clone().unwrap_or_default(),
+        meta.name.clone().unwrap_or_default(),
+    )
+}
+
+/// The labels of any object (empty when it has none).
+pub fn labels_of<T: Resource>(object: &T) -> &Labels {
+    object.meta().labels.as_ref().unwrap_or(&NO_LABELS)
+}
+
+/// One of the eight custom resource kinds the store holds as whole objects.
+pub trait Input: Resource + Sized + Send + Sync + 'static {
+    const KIND: Kind;
+    /// This kind's objects in `store`.
+    fn objects(store: &InputStore) -> &Objects<Self>;
+    fn objects_mut(store: &mut InputStore) -> &mut Objects<Self>;
+}
+
+macro_rules! input_kinds {
+    ($($t:ty => $kind:ident, $field:ident;)*) => {$(
+        impl Input for $t {
+            const KIND: Kind = Kind::$kind;
+            fn objects(store: &InputStore) -> &Objects<Self> {
+                &store.$field
+            }
+            fn objects_mut(store: &mut InputStore) -> &mut Objects<Self> {
+                &mut store.$field
+            }
+        }
+    )*};
+}
+
+input_kinds! {
+    GrafanaAgent => GrafanaAgent, agents;
+    MetricsInstance => MetricsInstance, metrics_instances;
+    LogsInstance => LogsInstance, logs_instances;
+    PodLogs => PodLogs, pod_logs;
+    Integration => Integration, integrations;
+    ServiceMonitor => ServiceMonitor, service_monitors;
+    PodMonitor => PodMonitor, pod_monitors;
+    Probe => Probe, probes;
+}
+
+/// The objects of one kind, by namespace then name.
+#[derive(Debug, Clone)]
+pub struct Objects<T> {
+    by_namespace: BTreeMap<String, BTreeMap<String, Arc<T>>>,
+    len: usize,
+}
+
+impl<T> Default for Objects<T> {
+    fn default() -> Self {
+        Objects {
+            by_namespace: BTreeMap::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Objects<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<T>> {
+        self.by_namespace.get(namespace)?.get(name)
+    }
+
+    /// The objects of `namespace`, by name.
+    pub fn in_namespace(&self, namespace: &str) -> impl Iterator<Item = &Arc<T>> {
+        self.by_namespace
+            .get(namespace)
+            .into_iter()
+            .flat_map(|m| m.values())
+    }
+
+    /// The namespaces holding at least one object, in order.
+    pub fn namespaces(&self) -> impl Iterator<Item = &str> {
+        self.by_namespace.keys().map(String::as_str)
+    }
+
+    /// Every object, by (namespace, name).
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<T>> {
+        self.by_namespace.values().flat_map(|m| m.values())
+    }
+
+    fn insert(&mut self, namespace: String, name: String, object: Arc<T>) -> Option<Arc<T>> {
+        let previous = self
+            .by_namespace
+            .entry(namespace)
+            .or_default()
+            .insert(name, object);
+        if previous.is_none() {
+            self.len += 1;
+        }
+        previous
+    }
+
+    fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<T>> {
+        let in_namespace = self.by_namespace.get_mut(namespace)?;
+        let removed = in_namespace.remove(name)?;
+        if in_namespace.is_empty() {
+            self.by_namespace.remove(namespace);
+        }
+        self.len -= 1;
+        Some(removed)
+    }
+}
+
+/// What the store knows of one Secret or ConfigMap.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DataObject {
+    resource_version: Option<String>,
+    content: Option<DataContent>,
+}
+
+/// Content of a Secret or ConfigMap read at one resourceVersion.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DataContent {
+    resource_version: Option<String>,
+    key_names: BTreeSet<String>,
+    values: KeyValues,
+}
+
+/// What a [`DataObject`] says about one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLookup<'a> {
+    Value(&'a [u8]),
+    /// The content current at the object's resourceVersion has no such key.
+    NoSuchKey,
+    /// No content at the current resourceVersion, or the key's value was not read.
+    NotLoaded,
+}
+
+impl DataObject {
+    /// The resourceVersion the watch last reported (`None` for objects read from files).
+    pub fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
+    }
+
+    /// The content, if it was read at the current resourceVersion.
+    pub fn current_content(&self) -> Option<&DataContent> {
+        self.content
+            .as_ref()
+            .filter(|c| c.resource_version == self.resource_version)
+    }
+
+    pub fn lookup(&self, key: &str) -> KeyLookup<'_> {
+        match self.current_content() {
+            None => KeyLookup::NotLoaded,
+            Some(c) if !c.key_names.contains(key) => KeyLookup::NoSuchKey,
+            Some(c) => c
+                .values
+                .get(key)
+                .map_or(KeyLookup::NotLoaded, |v| KeyLookup::Value(v)),
+        }
+    }
+}
+
+impl DataContent {
+    pub fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
+    }
+
+    /// Every key the object had at that version, loaded or not.
+    pub fn key_names(&self) -> &BTreeSet<String> {
+        &self.key_names
+    }
+
+    /// The values that were read.
+    pub fn values(&self) -> &KeyValues {
+        &self.values
+    }
+}
+
+/// What discovery reads: a read-only view of every input.
+pub trait InputView {
+    /// The objects of kind `T`, by (namespace, name).
+    fn objects<T: Input>(&self) -> &Objects<T>;
+    /// The labels of namespace `name`; a namespace nobody declared has none.
+    fn namespace_labels(&self, name: &str) -> &Labels;
+    /// A Secret or ConfigMap, if it exists.
+    fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject>;
+}
+
+/// Every input, maintained from watch events or filled from files.
+#[derive(Debug, Clone, Default)]
+pub struct InputStore {
+    agents: Objects<GrafanaAgent>,
+    metrics_instances: Objects<MetricsInstance>,
+    logs_instances: Objects<LogsInstance>,
+    pod_logs: Objects<PodLogs>,
+    integrations: Objects<Integration>,
+    service_monitors: Objects<ServiceMonitor>,
+    pod_monitors: Objects<PodMonitor>,
+    probes: Objects<Probe>,
+    /// Namespace name to its labels.
+    namespaces: BTreeMap<String, Labels>,
+    secrets: BTreeMap<NamespacedName, DataObject>,
+    config_maps: BTreeMap<NamespacedName, DataObject>,
+}
+
+impl InputStore {
+    pub fn new() -> Self {
+        InputStore::default()
+    }
+
+    /// The objects of kind `T`, by (namespace, name).
+    pub fn objects<T: Input>(&self) -> &Objects<T> {
+        T::objects(self)
+    }
+
+    /// Every GrafanaAgent, by (namespace, name).
+    pub fn agents(&self) -> impl Iterator<Item = &Arc<GrafanaAgent>> {
+        self.agents.iter()
+    }
+
+    /// Adds or replaces `object` (a watch's `Apply`/`InitApply`). Returns the object it
+    /// replaced.
+    pub fn apply<T: Input>(&mut self, object: Arc<T>) -> Option<Arc<T>> {
+        let (namespace, name) = namespaced_name(object.as_ref());
+        T::objects_mut(self).insert(namespace, name, object)
+    }
+
+    /// Replaces every object of kind `T` (a relist: the objects between `Init` and
+    /// `InitDone`).
+    pub fn reset<T: Input>(&mut self, objects: impl IntoIterator<Item = Arc<T>>) {
+        *T::objects_mut(self) = Objects::default();
+        for object in objects {
+            self.apply(object);
+        }
+    }
+
+    /// Adds or relabels namespace `name`.
+    pub fn apply_namespace(&mut self, name: impl Into<String>, labels: Labels) {
+        self.namespaces.insert(name.into(), labels);
+    }
+
+    /// Replaces every namespace.
+    pub fn reset_namespaces(&mut self, namespaces: impl IntoIterator<Item = (String, Labels)>) {
+        self.namespaces = namespaces.into_iter().collect();
+    }
+
+    /// Records that a Secret or ConfigMap exists at `resource_version` (a metadata-only
+    /// watch event). Content read earlier is kept; it counts again only if it was read at
+    /// this version.
+    pub fn apply_meta(
+        &mut self,
+        source: AssetSource,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        resource_version: Option<String>,
+    ) {
+        let object = self
+            .data_map_mut(source)
+            .entry((namespace.into(), name.into()))
+            .or_default();
+        object.resource_version = resource_version;
+    }
+
+    /// Stores what was read of a Secret or ConfigMap at `resource_version`: every key name
+    /// it has and the values of the keys wanted (the others are not held). Creates the
+    /// object if no watch event announced it yet.
+    pub fn set_content(
+        &mut self,
+        source: AssetSource,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        resource_version: Option<String>,
+        key_names: BTreeSet<String>,
+        values: KeyValues,
+    ) {
+        let object = self
+            .data_map_mut(source)
+            .entry((namespace.into(), name.into()))
+            .or_insert_with(|| DataObject {
+                resource_version: resource_version.clone(),
+                content: None,
+            });
+        object.content = Some(DataContent {
+            resource_version,
+            key_names,
+            values,
+        });
+    }
+
+    /// A Secret or ConfigMap read whole (from a file): its resourceVersion and every value.
+    pub fn apply_data(
+        &mut self,
+        source: AssetSource,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        resource_version: Option<String>,
+        data: KeyValues,
+    ) {
+        let (namespace, name) = (namespace.into(), name.into());
+        self.apply_meta(source, &namespace, &name, resource_version.clone());
+        let key_names = data.keys().cloned().collect();
+        self.set_content(source, namespace, name, resource_version, key_names, data);
+    }
+
+    /// Replaces the list of Secrets or ConfigMaps (a metadata relist): objects not listed
+    /// are dropped, content of the listed ones is kept as [`InputStore::apply_meta`] keeps it.
+    pub fn reset_meta(
+        &mut self,
+        source: AssetSource,
+        objects: impl IntoIterator<Item = (NamespacedName, Option<String>)>,
+    ) {
+        let mut previous = std::mem::take(self.data_map_mut(source));
+        let map = self.data_map_mut(source);
+        for (key, resource_version) in objects {
+            let mut object = previous.remove(&key).unwrap_or_default();
+            object.resource_version = resource_version;
+            map.insert(key, object);
+        }
+    }
+
+    /// Removes one object (a watch's `Delete`). Returns whether it was there. For
+    /// `Kind::Namespace`, `namespace` is ignored and `name` is the namespace.
+    pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> bool {
+        fn remove<T: Input>(store: &mut InputStore, namespace: &str, name: &str) -> bool {
+            T::objects_mut(store).remove(namespace, name).is_some()
+        }
+        let key = || (namespace.to_owned(), name.to_owned());
+        match kind {
+            Kind::GrafanaAgent => remove::<GrafanaAgent>(self, namespace, name),
+            Kind::MetricsInstance => remove::<MetricsInstance>(self, namespace, name),
+            Kind::LogsInstance => remove::<LogsInstance>(self, namespace, name),
+            Kind::PodLogs => remove::<PodLogs>(self, namespace, name),
+            Kind::Integration => remove::<Integration>(self, namespace, name),
+            Kind::ServiceMonitor => remove::<ServiceMonitor>(self, namespace, name),
+            Kind::PodMonitor => remove::<PodMonitor>(self, namespace, name),
+            Kind::Probe => remove::<Probe>(self, namespace, name),
+            Kind::Secret => self.secrets.remove(&key()).is_some(),
+            Kind::ConfigMap => self.config_maps.remove(&key()).is_some(),
+            Kind::Namespace => self.namespaces.remove(name).is_some(),
+        }
+    }
+
+    /// Every Secret or ConfigMap of one source, by (namespace, name).
+    pub fn data_objects(
+        &self,
+        source: AssetSource,
+    ) -> impl Iterator<Item = (&NamespacedName, &DataObject)> {
+        self.data_map(source).iter()
+    }
+
+    /// Every namespace declared, with its labels.
+    pub fn namespaces(&self) -> &BTreeMap<String, Labels> {
+        &self.namespaces
+    }
+
+    fn data_map(&self, source: AssetSource) -> &BTreeMap<NamespacedName, DataObject> {
+        match source {
+            AssetSource::Secret => &self.secrets,
+            AssetSource::ConfigMap => &self.config_maps,
+        }
+    }
+
+    fn data_map_mut(&mut self, source: AssetSource) -> &mut BTreeMap<NamespacedName, DataObject> {
+        match source {
+            AssetSource::Secret => &mut self.secrets,
+            AssetSource::ConfigMap => &mut self.config_maps,
+        }
+    }
+}
+
+impl InputView for InputStore {
+    fn objects<T: Input>(&self) -> &Objects<T> {
+        T::objects(self)
+    }
+
+    fn namespace_labels(&self, name: &str) -> &Labels {
+        self.namespaces.get(name).unwrap_or(&NO_LABELS)
+    }
+
+    fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject> {
+        self.data_map(source)
+            .get(&(namespace.to_owned(), name.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::discover;
+    use crate::input_ref::InputRef;
+
+    fn monitor(namespace: &str, name: &str) -> Arc<ServiceMonitor> {
+        let mut sm = ServiceMonitor::default();
+        sm.metadata.namespace = Some(namespace.to_owned());
+        sm.metadata.name = Some(name.to_owned());
+        Arc::new(sm)
+    }
+
+    fn listed(store: &InputStore) -> Vec<String> {
+        store
+            .objects::<ServiceMonitor>()
+            .iter()
+            .map(|m| InputRef::of(Kind::ServiceMonitor, m.as_ref()).key())
+            .collect()
+    }
+
+    #[test]
+    fn objects_are_kept_by_namespace_and_name_whatever_the_order_of_events() {
+        let mut store = InputStore::new();
+        for (ns, name) in [("b", "2"), ("a", "9"), ("b", "1"), ("a", "10")] {
+            assert!(store.apply(monitor(ns, name)).is_none());
+        }
+        assert!(store.apply(monitor("b", "1")).is_some(), "replaced");
+        assert_eq!(listed(&store), ["a/10", "a/9", "b/1", "b/2"]);
+        assert_eq!(store.objects::<ServiceMonitor>().len(), 4);
+        let in_b: Vec<_> = store
+            .objects::<ServiceMonitor>()
+            .in_namespace("b")
+            .collect();
+        assert_eq!(in_b.len(), 2);
+
+        assert!(store.delete(Kind::ServiceMonitor, "a", "9"));
+        assert!(!store.delete(Kind::ServiceMonitor, "a", "9"));
+        assert!(store.delete(Kind::ServiceMonitor, "a", "10"));
+        let namespaces: Vec<_> = store.objects::<ServiceMonitor>().namespaces().collect();
+        assert_eq!(namespaces, ["b"], "an emptied namespace is dropped");
+
+        store.reset([monitor("c", "x")]);
+        assert_eq!(listed(&store), ["c/x"]);
+        assert_eq!(store.objects::<ServiceMonitor>().len(), 1);
+        assert!(store.objects::<Probe>().is_empty(), "other kinds untouched");
+    }
+
+    #[test]
+    fn namespaces_and_data_objects_follow_their_events() {
+        let mut store = InputStore::new();
+        store.apply_namespace("apps", Labels::from([("team".into(), "apps".into())]));
+        assert_eq!(store.namespace_labels("apps")["team"], "apps");
+        assert!(store.delete(Kind::Namespace, "", "apps"));
+        assert!(store.namespace_labels("apps").is_empty());
+
+        let keys = BTreeSet::from(["k".to_owned()]);
+        let values = KeyValues::from([("k".to_owned(), b"v".to_vec())]);
+        let (s, rv) = (AssetSource::Secret, |v: &str| Some(v.to_owned()));
+        store.set_content(s, "ns", "a", rv("1"), keys.clone(), values.clone());
+        store.apply_meta(s, "ns", "b", rv("1"));
+        let a = store
+            .data_object(s, "ns", "a")
+            .expect("set_content creates it");
+        assert_eq!(a.lookup("k"), KeyLookup::Value(b"v"));
+        store.apply_meta(s, "ns", "a", rv("2"));
+        let a = store.data_object(s, "ns", "a").expect("a");
+        assert_eq!(a.lookup("k"), KeyLookup::NotLoaded, "stale content");
+
+        // A relist keeps the listed objects' content and drops the others.
+        store.reset_meta(s, [(("ns".to_owned(), "a".to_owned()), rv("1"))]);
+        let a = store.data_object(s, "ns", "a").expect("a");
+        assert_eq!(a.lookup("k"), KeyLookup::Value(b"v"), "current again at 1");
+        assert!(store.data_object(s, "ns", "b").is_none());
+        assert!(
+            store
+                .data_object(AssetSource::ConfigMap, "ns", "a")
+                .is_none()
+        );
+        assert!(store.delete(Kind::Secret, "ns", "a"));
+        assert!(store.data_object(s, "ns", "a").is_none());
+    }
+
+    const AGENT: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: ops}
+spec:
+  metrics:
+    remoteWrite:
+    - url: https://remote/push
+      basicAuth:
+        username: {name: creds, key: user}
+        password: {name: creds, key: pw}
+"#;
+
+    /// The controller's loop: metadata only, discovery asks for the referenced keys; once
+    /// they are loaded at the current resourceVersion it asks for nothing; a new version
+    /// asks again; a key the loaded content lacks is a rejection, not a load.
+    #[test]
+    fn discovery_lists_what_to_load_until_the_referenced_values_are_current() {
+        let mut loader = crate::manifest::Loader::new();
+        loader.add_source("agent.yaml", AGENT);
+        let mut store = loader.finish().store;
+        let agent = store.agents().next().expect("the agent").clone();
+        let creds = InputRef::new(Kind::Secret, "ops", "creds");
+        let wanted = BTreeSet::from(["pw".to_owned(), "user".to_owned()]);
+
+        let d = discover(&agent, &store);
+        assert!(d.to_load.is_empty(), "an absent Secret is not loaded");
+        assert_eq!(d.dependencies.references[&creds], wanted);
+
+        let s = AssetSource::Secret;
+        store.apply_meta(s, "ops", "creds", Some("5".into()));
+        let d = discover(&agent, &store);
+        assert_eq!(d.to_load, BTreeMap::from([(creds.clone(), wanted.clone())]));
+        assert!(d.rejections.is_empty(), "{:?}", d.rejections);
+
+        let all_keys = BTreeSet::from(["pw".into(), "user".into(), "unrelated".into()]);
+        let values = KeyValues::from([
+            ("pw".to_owned(), b"secret".to_vec()),
+            ("user".to_owned(), b"me".to_vec()),
+        ]);
+        store.set_content(
+            s,
+            "ops",
+            "creds",
+            Some("5".into()),
+            all_keys,
+            values.clone(),
+        );
+        let d = discover(&agent, &store);
+        assert!(d.to_load.is_empty());
+        assert_eq!(d.hierarchy.assets.secret_data().len(), 2);
+
+        store.apply_meta(s, "ops", "creds", Some("6".into()));
+        assert_eq!(
+            discover(&agent, &store).to_load.len(),
+            1,
+            "changed since read"
+        );
+
+        let without_pw = BTreeSet::from(["user".to_owned()]);
+        store.set_content(s, "ops", "creds", Some("6".into()), without_pw, values);
+        let d = discover(&agent, &store);
+        assert!(d.to_load.is_empty());
+        let rejected: Vec<_> = d.rejections.iter().map(|r| r.field.clone()).collect();
+        assert_eq!(
+            rejected,
+            [Some(
+                "spec.metrics.remoteWrite[0].basicAuth.password".to_owned()
+            )]
+        );
+    }
+}
