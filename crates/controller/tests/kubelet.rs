@@ -1,0 +1,214 @@
+//! The kubelet Service/Endpoints controller against testkube over real HTTP.
+
+use std::time::{Duration, Instant};
+
+use controller::kubelet::{KubeletController, KubeletMetrics, KubeletService};
+use k8s_openapi::api::core::v1::{Endpoints, Node, Service};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::{Api, Client};
+use prometheus_client::registry::Registry;
+use serde_json::json;
+use testkube::TestKube;
+use tokio_util::sync::CancellationToken;
+
+async fn add_node(client: &Client, name: &str, addresses: serde_json::Value) {
+    let nodes: Api<Node> = Api::all(client.clone());
+    let node = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
+    nodes.create(&PostParams::default(), &node).await.unwrap();
+    let status = json!({"status": {"addresses": addresses}});
+    nodes
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+}
+
+async fn endpoint_ips(client: &Client) -> Option<Vec<String>> {
+    let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), "default");
+    let live = endpoints.get_opt("kubelet").await.unwrap()?;
+    Some(
+        live.subsets
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|s| s.addresses.clone().unwrap_or_default())
+            .map(|a| a.ip)
+            .collect(),
+    )
+}
+
+async fn slice_names(client: &Client) -> Vec<String> {
+    let slices: Api<EndpointSlice> = Api::namespaced(client.clone(), "default");
+    let mut names: Vec<String> = slices
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|s| s.metadata.name)
+        .collect();
+    names.sort();
+    names
+}
+
+async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = Instant::now();
+    while !check().await {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn metrics_text(registry: &Registry) -> String {
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
+    text
+}
+
+#[tokio::test]
+async fn endpoints_and_slices_follow_the_nodes_and_idle_means_no_writes() {
+    let kube = TestKube::start().await.unwrap();
+    let client = kube.client().unwrap();
+    add_node(
+        &client,
+        "b",
+        json!([{"type": "InternalIP", "address": "10.0.0.2"}]),
+    )
+    .await;
+    add_node(
+        &client,
+        "a",
+        json!([{"type": "ExternalIP", "address": "10.0.0.1"}]),
+    )
+    .await;
+    add_node(
+        &client,
+        "bare",
+        json!([{"type": "Hostname", "address": "bare"}]),
+    )
+    .await;
+
+    let mut registry = Registry::default();
+    let metrics = KubeletMetrics::new(&mut registry);
+    let target: KubeletService = "default/kubelet".parse().unwrap();
+    let stop = CancellationToken::new();
+    let running =
+        tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+
+    eventually("endpoints for a and b", || async {
+        endpoint_ips(&client).await == Some(vec!["10.0.0.1".into(), "10.0.0.2".into()])
+    })
+    .await;
+    let services: Api<Service> = Api::namespaced(client.clone(), "default");
+    let service = services.get("kubelet").await.unwrap();
+    assert_eq!(service.spec.unwrap().cluster_ip.as_deref(), Some("None"));
+    let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), "default");
+    let labels = endpoints
+        .get("kubelet")
+        .await
+        .unwrap()
+        .metadata
+        .labels
+        .unwrap();
+    assert_eq!(labels["endpointslice.kubernetes.io/skip-mirror"], "true");
+    eventually("one IPv4 slice", || async {
+        slice_names(&client).await == ["kubelet-ipv4"]
+    })
+    .await;
+    let text = metrics_text(&registry);
+    assert!(
+        text.contains("agent_operator_kubelet_endpoints 2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("agent_operator_kubelet_nodes_without_address 1\n"),
+        "{text}"
+    );
+
+    // Idle: nothing changes, nothing is written, even when a watch is cut and relists.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let writes = kube.counters().total_writes();
+    kube.faults().close_watches();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(kube.counters().total_writes(), writes);
+
+    // A new IPv6 node: the Endpoints and a second slice change, the Service is not rewritten.
+    let service_writes = kube.counters().writes("services");
+    add_node(
+        &client,
+        "c",
+        json!([{"type": "InternalIP", "address": "fd00::3"}]),
+    )
+    .await;
+    eventually("c published", || async {
+        endpoint_ips(&client)
+            .await
+            .is_some_and(|ips| ips.len() == 3)
+    })
+    .await;
+    eventually("an IPv6 slice", || async {
+        slice_names(&client).await == ["kubelet-ipv4", "kubelet-ipv6"]
+    })
+    .await;
+    assert_eq!(kube.counters().writes("services"), service_writes);
+
+    // The node goes away: its slice is deleted.
+    let nodes: Api<Node> = Api::all(client.clone());
+    nodes.delete("c", &DeleteParams::default()).await.unwrap();
+    eventually("the IPv6 slice deleted", || async {
+        slice_names(&client).await == ["kubelet-ipv4"]
+    })
+    .await;
+
+    // A deleted Service is restored.
+    services
+        .delete("kubelet", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("the Service restored", || async {
+        services.get_opt("kubelet").await.unwrap().is_some()
+    })
+    .await;
+
+    stop.cancel();
+    tokio::time::timeout(Duration::from_secs(5), running)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn failed_writes_are_retried() {
+    let kube = TestKube::start().await.unwrap();
+    let client = kube.client().unwrap();
+    add_node(
+        &client,
+        "a",
+        json!([{"type": "InternalIP", "address": "10.0.0.1"}]),
+    )
+    .await;
+    kube.faults().fail_next(
+        testkube::RequestMatch::verb_resource("patch", "endpoints"),
+        2,
+        500,
+    );
+
+    let mut registry = Registry::default();
+    let metrics = KubeletMetrics::new(&mut registry);
+    let stop = CancellationToken::new();
+    tokio::spawn(
+        KubeletController::new(client.clone(), "default/kubelet".parse().unwrap(), metrics)
+            .run(stop.clone()),
+    );
+    eventually("endpoints written after the failures", || async {
+        endpoint_ips(&client).await == Some(vec!["10.0.0.1".into()])
+    })
+    .await;
+    stop.cancel();
+}
