@@ -5,4 +5,7 @@
 //! everything it decides is computed by the pure `render` crate.
 
 pub mod http;
+pub mod kubelet;
 pub mod leader;
+pub mod logging;
+pub mod runtime;
