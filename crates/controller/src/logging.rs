@@ -102,10 +102,15 @@ pub fn filter_directives(level: LogLevel) -> String {
     directives.join(",")
 }
 
-/// Installs the process-wide logger; call once, first thing in `main`.
+/// Installs the process-wide logger; call once, first thing in `main`. `RUST_LOG`, when set,
+/// replaces the filter `level` gives (for a developer chasing one module).
 pub fn init(level: LogLevel, format: LogFormat) -> Result<(), LoggingError> {
-    let filter = EnvFilter::try_new(filter_directives(level))
-        .map_err(|e| LoggingError::Install(e.to_string()))?;
+    let directives = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| filter_directives(level));
+    let filter = EnvFilter::try_new(&directives)
+        .map_err(|e| LoggingError::Install(format!("log filter {directives:?}: {e}")))?;
     let registry = tracing_subscriber::registry().with(filter);
     let installed = match format {
         LogFormat::Logfmt => registry
