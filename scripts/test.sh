@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-promtool.sh
+# helm, for the Helm chart's tests (crates/cli/tests/deploy.rs): built once from its pinned Go
+# module and cached, here rather than inside the first test that needs it.
+scripts/build-helm > /dev/null
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
