@@ -37,7 +37,7 @@ use crate::assets::{AssetKey, Assets};
 use crate::dependencies::{Dependencies, SelectorDependency};
 use crate::input_ref::{InputRef, Kind};
 use crate::references::{self, Reference};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 use crate::selector;
 use crate::store::{Input, InputView, labels_of};
 
@@ -125,8 +125,12 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
         for (field, sel) in fields.into_iter().zip([label_selector, namespace_selector]) {
             if let Some(Err(e)) = sel.map(selector::validate) {
                 let f = field.to_owned();
-                self.rejections
-                    .push(Rejection::new(parent.clone(), f, e.to_string()));
+                self.rejections.push(Rejection::new(
+                    parent.clone(),
+                    Reason::InvalidSelector,
+                    f,
+                    e.to_string(),
+                ));
                 self.dependencies.selectors.push(dependency);
                 return Vec::new();
             }
@@ -161,8 +165,12 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
         for Reference { field, key } in refs {
             self.depend_on(&key);
             if let Err(e) = self.assets.resolve(self.inputs, &key) {
-                self.rejections
-                    .push(Rejection::new(owner.clone(), field, e.to_string()));
+                self.rejections.push(Rejection::new(
+                    owner.clone(),
+                    Reason::of_asset_error(&e),
+                    field,
+                    e.to_string(),
+                ));
                 ok = false;
             }
         }
@@ -238,6 +246,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
                     if let Some(field) = &denied {
                         d.rejections.push(Rejection::new(
                             InputRef::of(Kind::ServiceMonitor, sm.as_ref()),
+                            Reason::FileAccessDenied,
                             field.clone(),
                             format!(
                                 "reads a file from the agent's filesystem, which GrafanaAgent {} denies (spec.metrics.arbitraryFSAccessThroughSMs.deny)",

@@ -16,7 +16,7 @@ use crate::config::{self, Rendered};
 use crate::discover::{Discovery, Hierarchy};
 use crate::gzip::{self, GzipCache};
 use crate::input_ref::InputRef;
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 use crate::render_cache::{MetricsConfigCache, RenderedText};
 use crate::{workloads, yaml};
 
@@ -220,9 +220,12 @@ impl Planner<'_> {
                 let assets = secret(self.h, name, labels, data);
                 self.objects.push(DesiredObject::Secret(assets));
             }
-            Err(msg) => self
-                .rejections
-                .push(Rejection::new(self.agent.clone(), None, msg)),
+            Err(msg) => self.rejections.push(Rejection::new(
+                self.agent.clone(),
+                Reason::AssetsTooLarge,
+                None,
+                msg,
+            )),
         }
     }
 
@@ -239,8 +242,12 @@ impl Planner<'_> {
             Err(e) => {
                 self.rejections.extend(rejections);
                 let msg = format!("Secret {name}: {e}");
-                self.rejections
-                    .push(Rejection::new(self.agent.clone(), None, msg));
+                self.rejections.push(Rejection::new(
+                    self.agent.clone(),
+                    Reason::InvalidValue,
+                    None,
+                    msg,
+                ));
             }
         }
     }
@@ -258,8 +265,12 @@ impl Planner<'_> {
         let bytes = match config_secret_data_with(&name, &text, gzip_cache) {
             Ok(b) => b,
             Err(msg) => {
-                self.rejections
-                    .push(Rejection::new(self.agent.clone(), None, msg));
+                self.rejections.push(Rejection::new(
+                    self.agent.clone(),
+                    Reason::ConfigTooLarge,
+                    None,
+                    msg,
+                ));
                 return;
             }
         };
@@ -330,8 +341,12 @@ pub fn plan_with_metrics(
             Ok(None) => {}
             Err(e) => {
                 let msg = format!("Secret {name}-config: {e}");
-                p.rejections
-                    .push(Rejection::new(p.agent.clone(), None, msg));
+                p.rejections.push(Rejection::new(
+                    p.agent.clone(),
+                    Reason::InvalidValue,
+                    None,
+                    msg,
+                ));
             }
         },
         MetricsConfig::Rendered(Some(rendered)) => {
@@ -355,8 +370,12 @@ pub fn plan_with_metrics(
             Ok(None) => {}
             Err(e) => {
                 let msg = format!("Secret {name}-config: {e}");
-                p.rejections
-                    .push(Rejection::new(p.agent.clone(), None, msg));
+                p.rejections.push(Rejection::new(
+                    p.agent.clone(),
+                    Reason::InvalidValue,
+                    None,
+                    msg,
+                ));
             }
         },
     }

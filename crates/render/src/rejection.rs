@@ -1,9 +1,114 @@
 //! Objects that could not be rendered, with the reason. The controller turns these into
-//! status conditions and Warning Events; `render` prints them on stderr.
+//! status entries and Warning Events; `render` prints them on stderr.
 
 use std::fmt;
 
+use crate::assets::{AssetError, AssetSource};
 use crate::input_ref::InputRef;
+
+/// Why an object (or part of it) was left out, for machines: status entries carry it; the
+/// Event reason stays `InvalidConfiguration` and the message says the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reason {
+    /// A label selector with an unknown operator, missing or extra values, or an empty key.
+    InvalidSelector,
+    /// A referenced Secret does not exist where a value must be inlined.
+    SecretNotFound,
+    /// A referenced ConfigMap does not exist where a value must be inlined.
+    ConfigMapNotFound,
+    /// A referenced Secret or ConfigMap exists without the key.
+    KeyNotFound,
+    /// A referenced value is not UTF-8 text where text is needed.
+    ValueNotText,
+    /// Two referenced keys would share one file name in the agent's pod (Q16).
+    AssetCollision,
+    /// A Secret or ConfigMap key selector with an empty name or key.
+    IncompleteReference,
+    /// A regular expression RE2 (Prometheus, Loki) refuses.
+    InvalidRegex,
+    /// A string used as a label name that is not one.
+    InvalidLabelName,
+    /// A duration the agent's parser refuses.
+    InvalidDuration,
+    /// Settings that exclude each other (two ways to authenticate, a timeout above the
+    /// interval, a header Prometheus sets itself).
+    ConflictingSettings,
+    /// A name already used by an earlier entry (remote_write, scrape job, volume).
+    DuplicateName,
+    /// Inline YAML (additional scrape configs, pipeline stages) that does not parse or has
+    /// the wrong shape.
+    InvalidYaml,
+    /// Any other value the agent would refuse.
+    InvalidValue,
+    /// A ServiceMonitor reads a file from the agent's filesystem and the agent denies it.
+    FileAccessDenied,
+    /// A volume or mount an Integration adds that cannot be used in the agent's pod.
+    InvalidVolume,
+    /// A name Kubernetes refuses (too long, or characters it does not allow), given or
+    /// generated from the GrafanaAgent's name.
+    InvalidName,
+    /// A config Secret above the 1 MiB Secret limit, even compressed.
+    ConfigTooLarge,
+    /// The assets Secret above the 1 MiB Secret limit.
+    AssetsTooLarge,
+    /// Nothing of the object could be rendered (no usable remote_write or client), so it is
+    /// left out whole.
+    NothingRendered,
+    /// A setting of the GrafanaAgent every monitor depends on is unusable, so the monitor
+    /// cannot be rendered.
+    AgentSettingUnusable,
+}
+
+impl Reason {
+    /// The CamelCase name used in status entries and condition reasons.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidSelector => "InvalidSelector",
+            Reason::SecretNotFound => "SecretNotFound",
+            Reason::ConfigMapNotFound => "ConfigMapNotFound",
+            Reason::KeyNotFound => "KeyNotFound",
+            Reason::ValueNotText => "ValueNotText",
+            Reason::AssetCollision => "AssetCollision",
+            Reason::IncompleteReference => "IncompleteReference",
+            Reason::InvalidRegex => "InvalidRegex",
+            Reason::InvalidLabelName => "InvalidLabelName",
+            Reason::InvalidDuration => "InvalidDuration",
+            Reason::ConflictingSettings => "ConflictingSettings",
+            Reason::DuplicateName => "DuplicateName",
+            Reason::InvalidYaml => "InvalidYaml",
+            Reason::InvalidValue => "InvalidValue",
+            Reason::FileAccessDenied => "FileAccessDenied",
+            Reason::InvalidVolume => "InvalidVolume",
+            Reason::InvalidName => "InvalidName",
+            Reason::ConfigTooLarge => "ConfigTooLarge",
+            Reason::AssetsTooLarge => "AssetsTooLarge",
+            Reason::NothingRendered => "NothingRendered",
+            Reason::AgentSettingUnusable => "AgentSettingUnusable",
+        }
+    }
+
+    /// The reason for a referenced value that could not be used.
+    pub fn of_asset_error(e: &AssetError) -> Reason {
+        match e {
+            AssetError::ObjectMissing(key) => match key.source {
+                AssetSource::Secret => Reason::SecretNotFound,
+                AssetSource::ConfigMap => Reason::ConfigMapNotFound,
+            },
+            AssetError::KeyMissing(_) => Reason::KeyNotFound,
+            AssetError::NotText(_) => Reason::ValueNotText,
+            AssetError::Collision { .. } => Reason::AssetCollision,
+            AssetError::Incomplete => Reason::IncompleteReference,
+            // Only a plan made before the controller loaded the value meets this.
+            AssetError::NotLoaded(_) => Reason::InvalidValue,
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One object left out of the rendered output (or one part of it dropped), and why.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -13,11 +118,13 @@ pub struct Rejection {
     /// The JSON path of the offending field, e.g. `spec.endpoints[0].basicAuth.password`.
     pub field: Option<String>,
     pub message: String,
+    pub reason: Reason,
 }
 
 impl Rejection {
     pub fn new(
         object: InputRef,
+        reason: Reason,
         field: impl Into<Option<String>>,
         message: impl Into<String>,
     ) -> Self {
@@ -25,7 +132,13 @@ impl Rejection {
             object,
             field: field.into(),
             message: message.into(),
+            reason,
         }
+    }
+
+    /// The rejection of `object` for a field error found while rendering it.
+    pub fn of_field(object: InputRef, e: crate::config::common::FieldError) -> Self {
+        Rejection::new(object, e.reason, e.field, e.message)
     }
 }
 
@@ -35,5 +148,54 @@ impl fmt::Display for Rejection {
             Some(field) => write!(f, "{}: {}: {}", self.object, field, self.message),
             None => write!(f, "{}: {}", self.object, self.message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assets::AssetKey;
+    use crate::config::common::check_regex;
+
+    #[test]
+    fn reasons_follow_the_error_they_come_from() {
+        let e = check_regex("(unclosed", "spec.endpoints[0].relabelings[0].regex").unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidRegex);
+        let key = |source| AssetKey {
+            source,
+            namespace: "ns".into(),
+            name: "n".into(),
+            key: "k".into(),
+        };
+        let reasons: Vec<&str> = [
+            AssetError::ObjectMissing(key(AssetSource::Secret)),
+            AssetError::ObjectMissing(key(AssetSource::ConfigMap)),
+            AssetError::KeyMissing(key(AssetSource::Secret)),
+            AssetError::NotText(key(AssetSource::Secret)),
+            AssetError::Incomplete,
+        ]
+        .iter()
+        .map(|e| Reason::of_asset_error(e).as_str())
+        .collect();
+        assert_eq!(
+            reasons,
+            [
+                "SecretNotFound",
+                "ConfigMapNotFound",
+                "KeyNotFound",
+                "ValueNotText",
+                "IncompleteReference"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rejection_of_a_field_error_keeps_its_reason_field_and_message() {
+        let object = InputRef::new(crate::input_ref::Kind::Probe, "ns", "p");
+        let e =
+            crate::config::common::FieldError::because(Reason::InvalidDuration, "spec.x", "bad");
+        let r = Rejection::of_field(object, e);
+        assert_eq!(r.reason.to_string(), "InvalidDuration");
+        assert_eq!(r.to_string(), "Probe ns/p: spec.x: bad");
     }
 }

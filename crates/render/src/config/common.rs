@@ -12,6 +12,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Serialize;
 
 use crate::assets::{AssetError, AssetKey, Assets};
+use crate::rejection::Reason;
 
 /// A problem with one field of the object being rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -19,13 +20,20 @@ use crate::assets::{AssetError, AssetKey, Assets};
 pub struct FieldError {
     pub field: String,
     pub message: String,
+    pub reason: Reason,
 }
 
 impl FieldError {
+    /// A value the agent would refuse ([`Reason::InvalidValue`]).
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError::because(Reason::InvalidValue, field, message)
+    }
+
+    pub fn because(reason: Reason, field: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError {
             field: field.into(),
             message: message.into(),
+            reason,
         }
     }
 }
@@ -77,7 +85,8 @@ impl Secrets<'_> {
         key: &AssetKey,
         field: &str,
     ) -> Result<String, FieldError> {
-        get(self.assets, key).map_err(|e| FieldError::new(field, e.to_string()))
+        get(self.assets, key)
+            .map_err(|e| FieldError::because(Reason::of_asset_error(&e), field, e.to_string()))
     }
 }
 
@@ -223,7 +232,8 @@ fn check_target_label(action: &str, target: &str, field: &str) -> Result<(), Fie
     if valid {
         Ok(())
     } else {
-        Err(FieldError::new(
+        Err(FieldError::because(
+            Reason::InvalidLabelName,
             field,
             format!("{target:?} is not a valid target label for action {action}"),
         ))
@@ -259,7 +269,10 @@ pub fn check_regex(re: &str, field: &str) -> Result<(), FieldError> {
     }
     regex_syntax::Parser::new()
         .parse(&format!("^(?:{re})$"))
-        .map_err(|e| FieldError::new(field, format!("invalid regular expression {re:?}: {e}")))?;
+        .map_err(|e| {
+            let message = format!("invalid regular expression {re:?}: {e}");
+            FieldError::because(Reason::InvalidRegex, field, message)
+        })?;
     KNOWN_VALID.with_borrow_mut(|known| {
         if known.len() >= KNOWN_VALID_REGEXES {
             known.clear();
@@ -298,7 +311,8 @@ pub fn selector_relabels(
             "Exists" => RelabelRule::filter(&present, "true", "keep"),
             "DoesNotExist" => RelabelRule::filter(&present, "true", "drop"),
             other => {
-                return Err(FieldError::new(
+                return Err(FieldError::because(
+                    Reason::InvalidSelector,
                     format!("{field}.matchExpressions[{i}].operator"),
                     format!("unknown operator {other:?} (want In, NotIn, Exists or DoesNotExist)"),
                 ));
@@ -538,7 +552,8 @@ pub fn kubernetes_sd(
 /// code) refuses in a `kubernetes_sd_configs` entry, and with it the whole config.
 fn check_api_server_sd(sd: &KubernetesSdConfig) -> Result<(), FieldError> {
     if sd.basic_auth.is_some() && sd.authorization.is_some() {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
             "spec.apiServer",
             "sets basicAuth and a bearer token; Prometheus accepts only one",
         ));
@@ -547,7 +562,8 @@ fn check_api_server_sd(sd: &KubernetesSdConfig) -> Result<(), FieldError> {
         && a.credentials.is_some()
         && a.credentials_file.is_some()
     {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
             "spec.apiServer",
             "sets both bearerToken and bearerTokenFile; Prometheus accepts only one",
         ));

@@ -79,10 +79,9 @@ pub fn section(
     for integration in integrations {
         match entry(integration) {
             Ok((key, config)) => configs.entry(key).or_default().push(config),
-            Err(e) => rejections.push(Rejection::new(
+            Err(e) => rejections.push(Rejection::of_field(
                 InputRef::of(Kind::Integration, *integration),
-                e.field,
-                e.message,
+                e,
             )),
         }
     }

@@ -30,7 +30,7 @@ use crate::assets::AssetKey;
 use crate::config;
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 /// Where the Integrations' Secret and ConfigMap keys are mounted.
 pub const INTEGRATIONS_SECRETS_PATH: &str = "/etc/grafana-agent/integrations";
@@ -102,7 +102,7 @@ fn contribution(
         };
         if let Some(p) = problem {
             rejections.push(Rejection::new(
-                me.clone(),
+                me.clone(), Reason::InvalidVolume,
                 field,
                 format!(
                     "volume {:?} becomes {name:?} in the agent's pod (prefixed with the Integration's namespace and name), which is not usable: {p}",
@@ -129,6 +129,7 @@ fn contribution(
         if name.is_empty() || key.is_empty() {
             rejections.push(Rejection::new(
                 me.clone(),
+                Reason::IncompleteReference,
                 field,
                 "needs both a name and a key to be mounted".to_owned(),
             ));
@@ -141,6 +142,7 @@ fn contribution(
         if !own_names.contains(&name) {
             rejections.push(Rejection::new(
                 me.clone(),
+                Reason::InvalidVolume,
                 format!("spec.volumeMounts[{k}].name"),
                 format!(
                     "mounts volume {:?}, which is not in the Integration's spec.volumes",
@@ -161,6 +163,7 @@ fn contribution(
         if let Some(p) = problem {
             rejections.push(Rejection::new(
                 me.clone(),
+                Reason::InvalidVolume,
                 format!("spec.volumeMounts[{k}].mountPath"),
                 format!("mount path {path:?} cannot be used: {p}"),
             ));
@@ -215,9 +218,7 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
     {
         let me = InputRef::of(Kind::Integration, i.as_ref());
         if let Err(e) = config::integrations::check(i) {
-            subset
-                .rejections
-                .push(Rejection::new(me, e.field, e.message));
+            subset.rejections.push(Rejection::of_field(me, e));
             continue;
         }
         match contribution(i, &me, &taken_names, &taken_paths) {

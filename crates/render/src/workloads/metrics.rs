@@ -16,7 +16,7 @@ use super::pod_template::{
 };
 use super::{effective_replicas, effective_shards};
 use crate::plan::{AGENT_NAME_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, owner_reference};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 use crate::sharding;
 
 /// Where every pod keeps its WAL (and the logs positions file).
@@ -195,7 +195,7 @@ fn check_names(cx: &AgentContext<'_>, shards: i32) -> Vec<Rejection> {
     let mut rejections = Vec::new();
     let service = service_name(agent);
     if let Err(e) = rules::dns1035_label(&service) {
-        rejections.push(cx.reject(
+        rejections.push(cx.reject(Reason::InvalidName,
             "metadata.name".to_owned(),
             format!(
                 "the metrics Service name {service:?} is not valid: it {e}; use a GrafanaAgent name that starts with a letter and has at most 54 characters"
@@ -214,7 +214,7 @@ fn check_names(cx: &AgentContext<'_>, shards: i32) -> Vec<Rejection> {
             rules::dns1123_label(&name).err()
         };
         if let Some(p) = problem {
-            rejections.push(cx.reject(
+            rejections.push(cx.reject(Reason::InvalidName,
                 "metadata.name".to_owned(),
                 format!("the metrics StatefulSet name {name:?} {p}; use a shorter GrafanaAgent name or fewer shards"),
             ));
@@ -233,6 +233,7 @@ fn check_names(cx: &AgentContext<'_>, shards: i32) -> Vec<Rejection> {
                 "metadata.name"
             };
             rejections.push(cx.reject(
+                Reason::InvalidName,
                 field.to_owned(),
                 format!("the WAL volume claim template name {claim:?} is not valid: it {e}"),
             ));

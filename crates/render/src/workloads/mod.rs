@@ -25,7 +25,7 @@ use md5::{Digest, Md5};
 
 use crate::discover::Hierarchy;
 use crate::plan::{DesiredObject, PlanOptions};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 use labels::rules;
 use pod_template::AgentContext;
 
@@ -57,7 +57,7 @@ fn check_agent(cx: &AgentContext<'_>) -> Vec<Rejection> {
     let mut rejections = Vec::new();
     let name = cx.h.agent_name();
     if let Err(e) = rules::label_value(name) {
-        rejections.push(cx.reject(
+        rejections.push(cx.reject(Reason::InvalidName,
             "metadata.name".to_owned(),
             format!(
                 "the name is used as the value of the pods' labels, and {e}; use a name of at most 63 characters"
@@ -67,6 +67,7 @@ fn check_agent(cx: &AgentContext<'_>) -> Vec<Rejection> {
     for (k, v) in &cx.opts.labels {
         if let Err(e) = rules::label_key(k).and_then(|()| rules::label_value(v)) {
             rejections.push(cx.reject(
+                Reason::InvalidLabelName,
                 None,
                 format!("the operator option --labels has an invalid label {k:?}: {v:?}: {e}"),
             ));

@@ -22,7 +22,7 @@ use crate::assets::ASSETS_MOUNT_PATH;
 use crate::discover::Hierarchy;
 use crate::input_ref::InputRef;
 use crate::plan::PlanOptions;
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 pub const DEFAULT_AGENT_VERSION: &str = "v0.44.8";
 pub const AGENT_BASE_IMAGE: &str = "grafana/agent";
@@ -68,10 +68,17 @@ impl Source {
         }
     }
 
-    fn rejection(&self, agent: &InputRef, sub_field: &str, message: String) -> Rejection {
+    fn rejection(
+        &self,
+        agent: &InputRef,
+        reason: Reason,
+        sub_field: &str,
+        message: String,
+    ) -> Rejection {
         match self {
             Source::Operator => Rejection::new(
                 agent.clone(),
+                reason,
                 "metadata.name".to_owned(),
                 format!(
                     "{message}; the name is generated from the GrafanaAgent's name, use a shorter one"
@@ -83,11 +90,14 @@ impl Source {
                 } else {
                     field.clone()
                 };
-                Rejection::new(agent.clone(), field, message)
+                Rejection::new(agent.clone(), reason, field, message)
             }
-            Source::Integration { object, field } => {
-                Rejection::new(object.clone(), format!("{field}{sub_field}"), message)
-            }
+            Source::Integration { object, field } => Rejection::new(
+                object.clone(),
+                reason,
+                format!("{field}{sub_field}"),
+                message,
+            ),
         }
     }
 }
@@ -149,10 +159,11 @@ impl<'a> AgentContext<'a> {
 
     pub fn reject(
         &self,
+        reason: Reason,
         field: impl Into<Option<String>>,
         message: impl Into<String>,
     ) -> Rejection {
-        Rejection::new(self.agent.clone(), field, message)
+        Rejection::new(self.agent.clone(), reason, field, message)
     }
 }
 
@@ -395,12 +406,13 @@ fn check_volumes(cx: &AgentContext<'_>, volumes: &[Sourced<Volume>]) -> Vec<Reje
         if let Err(e) = rules::dns1123_label(name) {
             rejections.push(v.source.rejection(
                 &cx.agent,
+                Reason::InvalidVolume,
                 ".name",
                 format!("volume name {name:?} is not valid: it {e}"),
             ));
         } else if let Some(first) = seen.get(name) {
             rejections.push(v.source.rejection(
-                &cx.agent,
+                &cx.agent, Reason::DuplicateName,
                 ".name",
                 format!(
                     "volume name {name:?} is already used by {}; volume names must be unique within a pod",
@@ -426,7 +438,7 @@ fn check_mounts(
         let path = m.item.mount_path.as_str();
         if let Some(first) = paths.get(path) {
             rejections.push(m.source.rejection(
-                &cx.agent,
+                &cx.agent, Reason::DuplicateName,
                 ".mountPath",
                 format!(
                     "mount path {path:?} is already used by {}; mount paths must be unique within a container",
@@ -439,6 +451,7 @@ fn check_mounts(
         if !volume_names.contains(&m.item.name) {
             rejections.push(m.source.rejection(
                 &cx.agent,
+                Reason::InvalidVolume,
                 ".name",
                 format!(
                     "mounts volume {:?}, which the pod does not have",
@@ -462,6 +475,7 @@ fn check_object_names(cx: &AgentContext<'_>) -> Vec<Rejection> {
         for (i, n) in names.iter().enumerate() {
             if let Err(e) = rules::dns1123_subdomain(n) {
                 rejections.push(cx.reject(
+                    Reason::InvalidName,
                     format!("{field}[{i}]"),
                     format!("{n:?} is not the name of an object in the agent's namespace: it {e}"),
                 ));
@@ -479,6 +493,7 @@ fn check_metadata(cx: &AgentContext<'_>) -> Vec<Rejection> {
     for (k, v) in &meta.labels {
         if let Err(e) = rules::label_key(k).and_then(|()| rules::label_value(v)) {
             rejections.push(cx.reject(
+                Reason::InvalidLabelName,
                 "spec.podMetadata.labels".to_owned(),
                 format!("label {k:?}: {v:?} is not valid: {e}"),
             ));
@@ -487,6 +502,7 @@ fn check_metadata(cx: &AgentContext<'_>) -> Vec<Rejection> {
     for k in meta.annotations.keys() {
         if let Err(e) = rules::label_key(k) {
             rejections.push(cx.reject(
+                Reason::InvalidLabelName,
                 "spec.podMetadata.annotations".to_owned(),
                 format!("annotation key {k:?} is not valid: {e}"),
             ));
@@ -507,7 +523,7 @@ pub fn pod_template(
     let spec = &h.agent.spec;
     let mut rejections = check_object_names(cx);
     if let Err(e) = rules::iana_svc_name(&cx.port_name()) {
-        rejections.push(cx.reject("spec.portName".to_owned(), e));
+        rejections.push(cx.reject(Reason::InvalidName, "spec.portName".to_owned(), e));
     }
     rejections.extend(check_metadata(cx));
 
@@ -594,6 +610,7 @@ pub fn pod_template(
             Err(errors) => {
                 rejections.extend(errors.into_iter().map(|e| {
                     cx.reject(
+                        Reason::InvalidValue,
                         format!("spec.containers[{}]{}", e.index, e.field),
                         e.message,
                     )
@@ -660,6 +677,7 @@ fn check_patch_mounts(cx: &AgentContext<'_>, mountable: &BTreeSet<String>) -> Ve
             for (k, m) in c.volume_mounts.iter().flatten().enumerate() {
                 if !mountable.contains(&m.name) {
                     rejections.push(cx.reject(
+                        Reason::InvalidVolume,
                         format!("{field}[{i}].volumeMounts[{k}].name"),
                         format!("mounts volume {:?}, which the pod does not have", m.name),
                     ));
@@ -680,11 +698,13 @@ fn check_init_containers(cx: &AgentContext<'_>) -> Vec<Rejection> {
     for (i, c) in spec.init_containers.iter().enumerate() {
         if let Err(e) = rules::dns1123_label(&c.name) {
             rejections.push(cx.reject(
+                Reason::InvalidName,
                 format!("spec.initContainers[{i}].name"),
                 format!("container name {:?} is not valid: it {e}", c.name),
             ));
         } else if !names.insert(c.name.as_str()) {
             rejections.push(cx.reject(
+                Reason::DuplicateName,
                 format!("spec.initContainers[{i}].name"),
                 format!(
                     "container name {:?} is already used by another container of the pod",

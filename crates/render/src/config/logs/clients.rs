@@ -11,6 +11,7 @@ use crate::config::common::{
 };
 use crate::config::metrics::scrape::check_tls_pair;
 use crate::config::metrics::validate::{go_duration, is_label_name};
+use crate::rejection::Reason;
 
 /// The external label a client adds when `logsExternalLabelName` is unset.
 pub const DEFAULT_CLUSTER_LABEL: &str = "cluster";
@@ -99,7 +100,8 @@ pub fn client(
         match go_duration(&text) {
             Ok(_) => Some(text),
             Err(e) => {
-                problems.push(FieldError::new(
+                problems.push(FieldError::because(
+                    Reason::InvalidDuration,
                     format!("{field}.{name}"),
                     format!("{e}; left out, the agent's default applies"),
                 ));
@@ -121,7 +123,8 @@ pub fn client(
         if is_label_name(name) {
             external_labels.insert(name.clone(), value.clone());
         } else {
-            problems.push(FieldError::new(
+            problems.push(FieldError::because(
+                Reason::InvalidLabelName,
                 format!("{field}.externalLabels.{name}"),
                 format!("{name:?} is not a valid label name; the external label is left out"),
             ));

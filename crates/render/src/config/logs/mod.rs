@@ -23,7 +23,7 @@ use crate::config::metrics::validate::{go_duration, is_label_name};
 use crate::config::{AgentConfig, DATA_DIRECTORY, Rendered, ServerConfig};
 use crate::discover::{Hierarchy, LogsInstanceNode};
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 pub use clients::ClientConfig;
 pub use pod_logs::{PodLogsContext, PodLogsScrapeConfig};
@@ -152,7 +152,7 @@ fn pod_logs_context(h: &Hierarchy, rejections: &mut Vec<Rejection>) -> Option<Po
     match PodLogsContext::of(&h.agent, &h.assets) {
         Ok(ctx) => Some(ctx),
         Err(e) => {
-            rejections.push(Rejection::new(h.agent_ref(), e.field, e.message));
+            rejections.push(Rejection::of_field(h.agent_ref(), e));
             None
         }
     }
@@ -177,10 +177,9 @@ fn render_instance(
         for p in &node.pod_logs {
             match pod_logs::scrape_config(p, ctx) {
                 Ok(sc) => scrape_configs.push(ScrapeConfig::PodLogs(Box::new(sc))),
-                Err(e) => rejections.push(Rejection::new(
+                Err(e) => rejections.push(Rejection::of_field(
                     InputRef::of(Kind::PodLogs, p.as_ref()),
-                    e.field,
-                    e.message,
+                    e,
                 )),
             }
         }
@@ -199,7 +198,7 @@ fn render_instance(
             Ok(list) => scrape_configs.extend(list.into_iter().map(ScrapeConfig::Verbatim)),
             // The instance renders without them. The message as is: a missing secret value
             // then reads exactly as discovery reported it, and the two merge.
-            Err(e) => rejections.push(Rejection::new(instance_ref.clone(), e.field, e.message)),
+            Err(e) => rejections.push(Rejection::of_field(instance_ref.clone(), e)),
         }
     }
 
@@ -209,6 +208,7 @@ fn render_instance(
             Err(e) => {
                 rejections.push(Rejection::new(
                     instance_ref.clone(),
+                    Reason::InvalidDuration,
                     "spec.targetConfig.syncPeriod".to_owned(),
                     format!("{e}; left out, the agent's default applies"),
                 ));
@@ -246,6 +246,7 @@ fn instance_clients(
         if !valid {
             rejections.push(Rejection::new(
                 h.agent_ref(),
+                Reason::InvalidLabelName,
                 "spec.logs.logsExternalLabelName".to_owned(),
                 format!("{name:?} is not a valid label name; the external label is left out"),
             ));
@@ -275,7 +276,7 @@ fn instance_clients(
             &mut problems,
         );
         let errors = problems.into_iter().chain(result.as_ref().err().cloned());
-        rejections.extend(errors.map(|e| Rejection::new(owner.clone(), e.field, e.message)));
+        rejections.extend(errors.map(|e| Rejection::of_field(owner.clone(), e)));
         rendered.extend(result.ok());
     }
     if rendered.is_empty() {
@@ -289,6 +290,7 @@ fn instance_clients(
         };
         rejections.push(Rejection::new(
             instance_ref,
+            Reason::NothingRendered,
             "spec.clients".to_owned(),
             message,
         ));
@@ -309,7 +311,8 @@ fn check_unique_job_names(
     for (i, item) in items.iter().enumerate() {
         let name = additional::job_name(item);
         if !seen.insert(name) {
-            return Err(FieldError::new(
+            return Err(FieldError::because(
+                Reason::DuplicateName,
                 field,
                 format!("item [{i}]: the job name {name:?} is already used by another scrape job"),
             ));

@@ -13,6 +13,7 @@ use crate::config::common::{
     FieldError, KubernetesSdConfig, RelabelRule, SdNamespaces, Secrets, kubernetes_sd, non_empty,
     sd_namespaces, selector_relabels, user_relabel_rules,
 };
+use crate::rejection::Reason;
 use crate::selector;
 
 /// Where the kubelet writes container logs; `__path__` globs under it.
@@ -75,8 +76,9 @@ pub fn scrape_config(p: &PodLogs, ctx: &PodLogsContext) -> Result<PodLogsScrapeC
     let name = p.metadata.name.as_deref().unwrap_or_default();
     let spec = &p.spec;
 
-    selector::validate(&spec.selector)
-        .map_err(|e| FieldError::new("spec.selector", e.to_string()))?;
+    selector::validate(&spec.selector).map_err(|e| {
+        FieldError::because(Reason::InvalidSelector, "spec.selector", e.to_string())
+    })?;
     let mut rules = vec![RelabelRule::copy("job", "__tmp_prometheus_job_name")];
     rules.extend(selector_relabels(
         &spec.selector,

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::config::common::{FieldError, check_regex, non_empty};
 use crate::config::metrics::validate::{go_duration, is_label_name};
+use crate::rejection::Reason;
 
 /// How deep `match` stages may nest. Real pipelines use two or three levels; the limit only
 /// keeps a hostile YAML string from exhausting the stack.
@@ -287,9 +288,9 @@ fn check(s: &PipelineStageSpec, field: &str) -> Result<(), FieldError> {
         None => Ok(()),
     };
     let duration = |value: &Option<String>, name: &str| match non_empty(value) {
-        Some(text) => go_duration(&text)
-            .map(|_| ())
-            .map_err(|e| FieldError::new(format!("{field}.{name}"), e)),
+        Some(text) => go_duration(&text).map(|_| ()).map_err(|e| {
+            FieldError::because(Reason::InvalidDuration, format!("{field}.{name}"), e)
+        }),
         None => Ok(()),
     };
     if let Some(r) = &s.regex {
@@ -319,7 +320,8 @@ fn check(s: &PipelineStageSpec, field: &str) -> Result<(), FieldError> {
         .map(|(k, _)| k)
         .find(|k| !is_label_name(k))
     {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::InvalidLabelName,
             format!("{field}.labels.{bad}"),
             format!("{bad:?} is not a valid label name"),
         ));
@@ -466,13 +468,15 @@ fn match_stage(m: &MatchStageSpec, field: &str, depth: usize) -> Result<MatchSta
 /// `labels` / `json.expressions` maps is the empty string (`labels: {level: }` means "the
 /// label `level` from the extracted value `level`", a common promtail idiom).
 pub fn parse_nested_stages(text: &str, field: &str) -> Result<Vec<PipelineStageSpec>, FieldError> {
-    let value: Value = serde_saphyr::from_str(text)
-        .map_err(|e| FieldError::new(field, format!("not valid YAML: {e}")))?;
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| {
+        FieldError::because(Reason::InvalidYaml, field, format!("not valid YAML: {e}"))
+    })?;
     let value = match value {
         Value::Null => return Ok(Vec::new()),
         Value::Array(items) => Value::Array(items.into_iter().map(go_nulls_in_stage).collect()),
         other => {
-            return Err(FieldError::new(
+            return Err(FieldError::because(
+                Reason::InvalidYaml,
                 field,
                 format!("must be a YAML list of stages, not {}", kind_of(&other)),
             ));
@@ -486,7 +490,7 @@ pub fn parse_nested_stages(text: &str, field: &str) -> Result<Vec<PipelineStageS
         } else {
             format!("not a list of stages: at {path}: {inner}")
         };
-        FieldError::new(field, message)
+        FieldError::because(Reason::InvalidYaml, field, message)
     })
 }
 

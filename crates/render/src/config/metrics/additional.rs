@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::config::common::FieldError;
+use crate::rejection::Reason;
 
 /// Parses an `additionalScrapeConfigs` value into its scrape configs, as written: nulls,
 /// empty maps and lists are kept and numbers keep their type. The text is read the way the
@@ -15,13 +16,15 @@ use crate::config::common::FieldError;
 pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
     let mut options = serde_saphyr::options::Options::default();
     options.legacy_octal_numbers = true;
-    let value: Value = serde_saphyr::from_str_with_options(text, options)
-        .map_err(|e| FieldError::new(field, format!("not valid YAML: {e}")))?;
+    let value: Value = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+        FieldError::because(Reason::InvalidYaml, field, format!("not valid YAML: {e}"))
+    })?;
     let items = match value {
         Value::Null => return Ok(Vec::new()),
         Value::Array(items) => items,
         other => {
-            return Err(FieldError::new(
+            return Err(FieldError::because(
+                Reason::InvalidYaml,
                 field,
                 format!(
                     "must be a YAML list of scrape configs, not {}",
@@ -32,7 +35,8 @@ pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
     };
     for (i, item) in items.iter().enumerate() {
         let Value::Object(map) = item else {
-            return Err(FieldError::new(
+            return Err(FieldError::because(
+                Reason::InvalidYaml,
                 field,
                 format!(
                     "item [{i}] must be a scrape config (a map), not {}",
@@ -43,7 +47,8 @@ pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
         match map.get("job_name") {
             Some(Value::String(name)) if !name.is_empty() => {}
             _ => {
-                return Err(FieldError::new(
+                return Err(FieldError::because(
+                    Reason::InvalidYaml,
                     field,
                     format!("item [{i}] has no job_name"),
                 ));

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::common::{Secrets, non_empty};
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 use super::remote_write::{RemoteWriteConfig, remote_writes};
 use super::validate::{self, DEFAULT_SCRAPE_INTERVAL_MS};
@@ -49,6 +49,7 @@ pub fn external_labels(
         } else {
             rejections.push(Rejection::new(
                 agent_ref.clone(),
+                Reason::InvalidLabelName,
                 field,
                 format!("{name:?} is not a valid label name; the external label is left out"),
             ));
@@ -103,6 +104,7 @@ pub fn global_section(
             Err(e) => {
                 rejections.push(Rejection::new(
                     agent_ref.clone(),
+                    Reason::InvalidDuration,
                     field.to_owned(),
                     format!("{e}; left out, the agent's default applies"),
                 ));
@@ -124,7 +126,7 @@ pub fn global_section(
         && t > interval_ms.unwrap_or(DEFAULT_SCRAPE_INTERVAL_MS)
     {
         rejections.push(Rejection::new(
-            agent_ref.clone(),
+            agent_ref.clone(), Reason::ConflictingSettings,
             "spec.metrics.scrapeTimeout".to_owned(),
             format!(
                 "scrape timeout {:?} is longer than the scrape interval; Prometheus refuses it, so it is left out",

@@ -30,7 +30,7 @@ use crate::config::common::{Secrets, non_empty};
 use crate::config::{AgentConfig, DATA_DIRECTORY, Rendered, ServerConfig};
 use crate::discover::{Hierarchy, MetricsInstanceNode};
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 pub use global::{GlobalConfig, external_labels, global_section};
 pub use pod_monitor::pod_monitor_jobs;
@@ -240,7 +240,7 @@ fn render_instance(
         rejections,
     ) else {
         rejections.push(Rejection::new(
-            instance_ref,
+            instance_ref, Reason::NothingRendered,
             "spec.remoteWrite".to_owned(),
             "none of its remote_writes could be rendered; the instance is left out rather than send its samples to the GrafanaAgent's remote_write",
         ));
@@ -264,7 +264,7 @@ fn render_instance(
             Ok(items) => scrape_configs.extend(items.into_iter().map(ScrapeConfigEntry::Verbatim)),
             // The instance renders without them. The message as is: a missing secret value
             // then reads exactly as discovery reported it, and the two merge.
-            Err(e) => rejections.push(Rejection::new(instance_ref.clone(), e.field, e.message)),
+            Err(e) => rejections.push(Rejection::of_field(instance_ref.clone(), e)),
         }
     }
 
@@ -275,6 +275,7 @@ fn render_instance(
             Err(e) => {
                 rejections.push(Rejection::new(
                     instance_ref.clone(),
+                    Reason::InvalidDuration,
                     field.to_owned(),
                     format!("{e}; left out, the agent's default applies"),
                 ));
@@ -311,7 +312,8 @@ fn check_unique_job_names(
     for (i, item) in items.iter().enumerate() {
         let name = additional::job_name(item);
         if !seen.insert(name) {
-            return Err(crate::config::common::FieldError::new(
+            return Err(crate::config::common::FieldError::because(
+                Reason::DuplicateName,
                 field,
                 format!("item [{i}]: the job name {name:?} is already used by another scrape job"),
             ));

@@ -9,7 +9,7 @@ use crate::config::common::{
     selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 use super::scrape::{
     ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
@@ -63,7 +63,7 @@ fn jobs(
     );
     let sd = ctx
         .kubernetes_sd("pod", namespaces)
-        .map_err(|m| FieldError::new("", m))?;
+        .map_err(|m| FieldError::because(Reason::AgentSettingUnusable, "", m))?;
     let pod_target_labels = spec
         .pod_target_labels
         .iter()

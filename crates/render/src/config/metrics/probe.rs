@@ -10,7 +10,7 @@ use crate::config::common::{
     selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 use super::scrape::{
     ScrapeConfig, ScrapeContext, StaticConfig, check_single_auth, check_tls_pair, rejection,
@@ -75,7 +75,7 @@ fn job(
         );
         job.kubernetes_sd_configs = vec![
             ctx.kubernetes_sd("ingress", namespaces)
-                .map_err(|m| FieldError::new("", m))?,
+                .map_err(|m| FieldError::because(Reason::AgentSettingUnusable, "", m))?,
         ];
         if let Some(selector) = &ingress.selector {
             relabel.extend(selector_relabels(

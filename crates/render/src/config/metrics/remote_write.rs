@@ -11,7 +11,7 @@ use crate::config::common::{
     basic_auth_password_file, bearer_authorization, full_tls, non_empty, oauth2,
     user_relabel_rules,
 };
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 use super::scrape::check_tls_pair;
 use super::validate::check_prometheus_duration;
@@ -248,7 +248,8 @@ pub fn remote_write(
     .filter_map(|(name, on)| on.then_some(name))
     .collect();
     if auths.len() > 1 {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
             field,
             format!(
                 "sets {}; Prometheus accepts at most one way to authenticate per remote_write",
@@ -260,7 +261,8 @@ pub fn remote_write(
         && a.credentials.is_some()
         && a.credentials_file.is_some()
     {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
             field,
             "sets both bearerToken and bearerTokenFile; Prometheus accepts only one",
         ));
@@ -288,7 +290,7 @@ pub fn remote_writes(
                     && out.iter().any(|o| o.name.as_ref() == Some(name))
                 {
                     rejections.push(Rejection::new(
-                        owner.clone(),
+                        owner.clone(), Reason::DuplicateName,
                         format!("{entry_field}.name"),
                         format!(
                             "the name {name:?} is already used by an earlier remote_write; the entry is left out"
@@ -300,7 +302,7 @@ pub fn remote_writes(
             }
             // The message as is: a missing secret value then reads exactly as discovery
             // reported it, and the two merge.
-            Err(e) => rejections.push(Rejection::new(owner.clone(), e.field, e.message)),
+            Err(e) => rejections.push(Rejection::of_field(owner.clone(), e)),
         }
     }
     (specs.is_empty() || !out.is_empty()).then_some(out)

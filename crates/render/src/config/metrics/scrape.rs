@@ -15,7 +15,7 @@ use crate::config::common::{
     basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
 };
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 use crate::sharding;
 use crate::workloads::effective_shards;
 
@@ -134,7 +134,7 @@ impl<'a> ScrapeContext<'a> {
             Ok(sd) => Some(sd),
             Err(e) => {
                 rejections.push(Rejection::new(
-                        agent_ref.clone(),
+                        agent_ref.clone(), e.reason,
                         e.field,
                         format!(
                             "{}; no ServiceMonitor, PodMonitor or ingress Probe can be rendered without it",
@@ -154,6 +154,7 @@ impl<'a> ScrapeContext<'a> {
             );
             rejections.push(Rejection::new(
                 agent_ref.clone(),
+                Reason::InvalidLabelName,
                 "spec.metrics.enforcedNamespaceLabel".to_owned(),
                 message.clone(),
             ));
@@ -293,7 +294,12 @@ impl<'a> ScrapeContext<'a> {
     pub fn check_usable(&self, object: &InputRef) -> Result<(), Rejection> {
         match &self.unusable {
             None => Ok(()),
-            Some(reason) => Err(Rejection::new(object.clone(), None, reason.clone())),
+            Some(reason) => Err(Rejection::new(
+                object.clone(),
+                Reason::AgentSettingUnusable,
+                None,
+                reason.clone(),
+            )),
         }
     }
 }
@@ -301,7 +307,7 @@ impl<'a> ScrapeContext<'a> {
 /// The rejection of `object` for `e`; an empty field names no field.
 pub fn rejection(object: &InputRef, e: FieldError) -> Rejection {
     let field = (!e.field.is_empty()).then_some(e.field);
-    Rejection::new(object.clone(), field, e.message)
+    Rejection::new(object.clone(), e.reason, field, e.message)
 }
 
 /// A sample or target limit (spec 4.10.3, with the Q4 fix): emitted when the monitor sets
@@ -331,7 +337,8 @@ pub fn check_single_auth(job: &ScrapeConfig, field: &str) -> Result<(), FieldErr
     .filter_map(|(name, on)| on.then_some(name))
     .collect();
     if set.len() > 1 {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
             field,
             format!(
                 "sets {}; Prometheus accepts at most one of them per job",

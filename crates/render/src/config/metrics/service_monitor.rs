@@ -10,7 +10,7 @@ use crate::config::common::{
     selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 use super::scrape::{
     ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
@@ -53,7 +53,7 @@ fn jobs(
     );
     let sd = ctx
         .kubernetes_sd("endpoints", namespaces)
-        .map_err(|m| FieldError::new("", m))?;
+        .map_err(|m| FieldError::because(Reason::AgentSettingUnusable, "", m))?;
     let mut target_labels = Vec::new();
     for (i, l) in spec.target_labels.iter().enumerate() {
         target_labels.push(label_copy(
@@ -106,7 +106,8 @@ pub(super) fn label_copy(
 ) -> Result<RelabelRule, FieldError> {
     let target = sanitize_label(label);
     if !validate::is_label_name(&target) {
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::InvalidLabelName,
             field,
             format!("{label:?} does not make a valid label name"),
         ));

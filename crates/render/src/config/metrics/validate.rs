@@ -2,6 +2,7 @@
 //! makes the agent refuse the whole config (Q7); we reject the object holding it instead.
 
 use crate::config::common::FieldError;
+use crate::rejection::Reason;
 
 /// Prometheus' default `global.scrape_interval` (1m), in milliseconds.
 pub const DEFAULT_SCRAPE_INTERVAL_MS: u64 = 60_000;
@@ -124,7 +125,7 @@ pub fn check_prometheus_duration(
         None => Ok(None),
         Some(v) => prometheus_duration(v)
             .map(Some)
-            .map_err(|e| FieldError::new(field, e)),
+            .map_err(|e| FieldError::because(Reason::InvalidDuration, field, e)),
     }
 }
 
@@ -158,7 +159,8 @@ pub fn check_scrape_timing(
         } else {
             "the GrafanaAgent's scrape interval (spec.metrics.scrapeInterval, default 1m)"
         };
-        return Err(FieldError::new(
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
             timeout_field,
             format!(
                 "scrape timeout {:?} is longer than {whose}; Prometheus refuses such a job",
