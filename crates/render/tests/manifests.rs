@@ -83,7 +83,7 @@ fn shards_and_replicas_above_the_crd_maximum_reject_only_that_agent() {
             "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {{name: bad, namespace: ops}}\nspec:\n  metrics:\n    {field}: {value}\n---\n{GOOD_AGENT}"
         );
         let (loaded, diags) = load(&text);
-        assert_eq!(loaded.snapshot.agents.len(), 1, "{field}: {value}");
+        assert_eq!(loaded.store.agents().count(), 1, "{field}: {value}");
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert_eq!(diags[0].severity, Severity::Error);
         assert_eq!(diags[0].object.as_deref(), Some("GrafanaAgent ops/bad"));
@@ -102,7 +102,7 @@ fn shards_and_replicas_above_the_crd_maximum_reject_only_that_agent() {
     );
     let (loaded, diags) = load(&at_the_bound);
     assert_eq!(
-        (loaded.snapshot.agents.len(), diags.len()),
+        (loaded.store.agents().count(), diags.len()),
         (1, 0),
         "{diags:?}"
     );

@@ -1167,18 +1167,16 @@ fn shards_and_replicas_beyond_the_bound_are_refused_and_the_rest_is_planned() {
     for field in ["shards", "replicas"] {
         let mut loader = Loader::new();
         loader.add_source("test.yaml", &yaml);
-        let mut snapshot = loader.finish().snapshot;
-        let metrics = std::sync::Arc::make_mut(&mut snapshot.agents[0])
-            .spec
-            .metrics
-            .as_mut()
-            .expect("metrics subsystem");
+        let mut store = loader.finish().store;
+        let mut agent = (**store.agents().next().expect("an agent")).clone();
+        let metrics = agent.spec.metrics.as_mut().expect("metrics subsystem");
         match field {
             "shards" => metrics.shards = Some(2_000_000_000),
             _ => metrics.replicas = Some(i32::MAX),
         }
-        let agent = snapshot.agents[0].clone();
-        let discovery = discover(&agent, &snapshot);
+        let agent = std::sync::Arc::new(agent);
+        store.apply(agent.clone());
+        let discovery = discover(&agent, &store);
         let plan = render::plan::plan(&discovery, &PlanOptions::default());
         let rejected: Vec<String> = plan.rejections.iter().map(ToString::to_string).collect();
         assert_eq!(rejected.len(), 1, "{rejected:?}");
