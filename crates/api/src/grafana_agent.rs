@@ -162,12 +162,19 @@ pub struct MetricsSubsystemSpec {
     /// their Secrets are read from the agent's namespace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub remote_write: Vec<RemoteWriteSpec>,
-    /// Pods per metrics StatefulSet; defaults to 1, and a negative value counts as 0.
+    /// Pods per metrics StatefulSet; defaults to 1, and a negative value counts as 0. Each
+    /// replica scrapes every target of its shard again (for high availability), so a handful
+    /// is the useful range; the bound keeps a typo from asking the cluster for millions of
+    /// pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("maximum" = crate::schema::MAX_METRICS_REPLICAS))]
     pub replicas: Option<i32>,
     /// Number of metrics StatefulSets the scrape targets are split between; unset or less than
-    /// 2 means one, unsharded.
+    /// 2 means one, unsharded. Every shard is a StatefulSet the operator plans and applies on
+    /// each reconcile, and the consistent strategy splits 4096 buckets between shards, so the
+    /// bound keeps a plan to a size one reconcile handles in well under a second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("maximum" = crate::schema::MAX_METRICS_SHARDS))]
     pub shards: Option<i32>,
     /// How targets are split between shards: `hashmod` (upstream's) or `consistent`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

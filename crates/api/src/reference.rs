@@ -257,6 +257,9 @@ impl Types {
         if property.get("minLength").and_then(Value::as_u64) == Some(1) {
             append_sentence(&mut text, "Must not be empty.");
         }
+        if let Some(maximum) = property.get("maximum") {
+            append_sentence(&mut text, &format!("At most `{maximum}`."));
+        }
         if let Some(default) = property.get("default") {
             append_sentence(&mut text, &format!("Default: `{}`.", plain(default)));
         }

@@ -34,6 +34,15 @@ pub fn container_port_protocol_default(schema: &mut Schema) {
 pub const DURATION_PATTERN: &str =
     "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$";
 
+/// The most metrics shards (StatefulSets) one GrafanaAgent may ask for
+/// (`spec.metrics.shards`, a CRD `maximum`): enough for any scrape load one cluster has,
+/// small enough that planning them stays quick.
+pub const MAX_METRICS_SHARDS: i32 = 1000;
+
+/// The most pods per metrics shard (`spec.metrics.replicas`, a CRD `maximum`); replicas are
+/// high-availability copies, so this is far above any real use.
+pub const MAX_METRICS_REPLICAS: i32 = 1000;
+
 /// A Prometheus label name, as prometheus-operator's CRDs require of `sourceLabels`.
 pub const LABEL_NAME_PATTERN: &str = "^[a-zA-Z_][a-zA-Z0-9_]*$";
 

@@ -1,5 +1,5 @@
 //! The value checks an API server makes on admission beyond types: a CRD schema's `enum`,
-//! `pattern` and `minLength`. An object that fails one would never reach the operator from a
+//! `pattern`, `minLength`, `maximum` and `minimum`. An object that fails one would never reach the operator from a
 //! cluster, so `render` refuses it too, naming the field and what was expected.
 
 use std::collections::BTreeMap;
@@ -19,6 +19,18 @@ pub fn violation(value: &Value, schema: &JSONSchemaProps) -> Option<String> {
             "{value} is not allowed: must be one of {}",
             allowed.join(", ")
         ));
+    }
+    if let Some(number) = value.as_f64() {
+        if let Some(max) = schema.maximum
+            && number > max
+        {
+            return Some(format!("{value} is too large: at most {max} is allowed"));
+        }
+        if let Some(min) = schema.minimum
+            && number < min
+        {
+            return Some(format!("{value} is too small: at least {min} is allowed"));
+        }
     }
     let Value::String(text) = value else {
         return None;
@@ -180,5 +192,25 @@ mod tests {
             Some("must not be empty")
         );
         assert_eq!(violation(&json!("https://t"), &token_url), None);
+    }
+
+    #[test]
+    fn maximum_and_minimum_are_enforced() {
+        let shards = JSONSchemaProps {
+            type_: Some("integer".to_owned()),
+            maximum: Some(1000.0),
+            minimum: Some(-5.0),
+            ..Default::default()
+        };
+        assert_eq!(violation(&json!(1000), &shards), None);
+        assert_eq!(violation(&json!(-5), &shards), None);
+        assert_eq!(
+            violation(&json!(2_000_000_000), &shards).as_deref(),
+            Some("2000000000 is too large: at most 1000 is allowed")
+        );
+        assert_eq!(
+            violation(&json!(-6), &shards).as_deref(),
+            Some("-6 is too small: at least -5 is allowed")
+        );
     }
 }

@@ -327,6 +327,12 @@ pub fn plan_with_metrics(
 
     p.assets_secret();
 
+    // Out of bounds, the scrape jobs' hashmod modulus is wrong too: keep the running
+    // config as well as the StatefulSets (workloads reports the rejection).
+    let metrics = match workloads::check_scale(h) {
+        Ok(()) => metrics,
+        Err(_) => MetricsConfig::Rendered(None),
+    };
     match metrics {
         // Monitor by monitor, so the whole typed document is never held (same text).
         MetricsConfig::Render => match crate::render_cache::render_metrics_text(h) {

@@ -73,6 +73,42 @@ fn a_field_of_the_wrong_type_rejects_only_that_object() {
 }
 
 #[test]
+fn shards_and_replicas_above_the_crd_maximum_reject_only_that_agent() {
+    for (field, value) in [
+        ("shards", "2000000000"),
+        ("replicas", "2000000000"),
+        ("shards", "1001"),
+    ] {
+        let text = format!(
+            "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {{name: bad, namespace: ops}}\nspec:\n  metrics:\n    {field}: {value}\n---\n{GOOD_AGENT}"
+        );
+        let (loaded, diags) = load(&text);
+        assert_eq!(loaded.store.agents().count(), 1, "{field}: {value}");
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].severity, Severity::Error);
+        assert_eq!(diags[0].object.as_deref(), Some("GrafanaAgent ops/bad"));
+        assert_eq!(
+            diags[0].field.as_deref(),
+            Some(format!("spec.metrics.{field}").as_str())
+        );
+        assert_eq!(
+            diags[0].message,
+            format!("{value} is too large: at most 1000 is allowed")
+        );
+    }
+    let at_the_bound = GOOD_AGENT.replace(
+        "spec: {}",
+        "spec:\n  metrics: {shards: 1000, replicas: 1000}",
+    );
+    let (loaded, diags) = load(&at_the_bound);
+    assert_eq!(
+        (loaded.store.agents().count(), diags.len()),
+        (1, 0),
+        "{diags:?}"
+    );
+}
+
+#[test]
 fn duplicates_are_reported_and_the_first_wins() {
     let (loaded, diags) = load(&format!(
         "{GOOD_AGENT}---\n{}",

@@ -1157,3 +1157,65 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
     assert_eq!(accepted(false), ["a-good", "d-later"]);
     assert!(accepted(true).is_empty());
 }
+
+/// Shard and replica counts beyond the bound that reach render without our CRD (an older CRD
+/// in the cluster): refused at once with the field named, the running metrics config and
+/// StatefulSets kept (neither planned nor pruned), and logs still planned.
+#[test]
+fn shards_and_replicas_beyond_the_bound_are_refused_and_the_rest_is_planned() {
+    let yaml = format!("{AGENT}{METRICS_INSTANCE}{LOGS_INSTANCE}");
+    for field in ["shards", "replicas"] {
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", &yaml);
+        let mut store = loader.finish().store;
+        let mut agent = (**store.agents().next().expect("an agent")).clone();
+        let metrics = agent.spec.metrics.as_mut().expect("metrics subsystem");
+        match field {
+            "shards" => metrics.shards = Some(2_000_000_000),
+            _ => metrics.replicas = Some(i32::MAX),
+        }
+        let agent = std::sync::Arc::new(agent);
+        store.apply(agent.clone());
+        let discovery = discover(&agent, &store);
+        let plan = render::plan::plan(&discovery, &PlanOptions::default());
+        let rejected: Vec<String> = plan.rejections.iter().map(ToString::to_string).collect();
+        assert_eq!(rejected.len(), 1, "{rejected:?}");
+        let expected = format!("GrafanaAgent monitoring/agent: spec.metrics.{field}: ");
+        assert!(rejected[0].starts_with(&expected), "{rejected:?}");
+        assert!(rejected[0].contains("at most 1000"), "{rejected:?}");
+        let kinds: Vec<String> = plan
+            .objects
+            .iter()
+            .map(|o| format!("{} {}", o.kind(), o.name()))
+            .collect();
+        assert!(
+            !kinds.iter().any(|k| k.starts_with("StatefulSet")
+                || k == "Secret agent-config"
+                || k == "Service agent-operated"),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&"DaemonSet agent-logs".to_owned()),
+            "{kinds:?}"
+        );
+        assert!(
+            kinds.contains(&"Secret agent-logs-config".to_owned()),
+            "{kinds:?}"
+        );
+        let running = [ExistingObject {
+            kind: "StatefulSet".to_owned(),
+            namespace: "monitoring".to_owned(),
+            name: "agent".to_owned(),
+            labels: BTreeMap::from([(
+                "app.kubernetes.io/managed-by".to_owned(),
+                "grafana-agent-operator".to_owned(),
+            )]),
+            owner_references: vec![OwnerReference {
+                uid: "0b1c2d3e-0000-4000-8000-000000000001".to_owned(),
+                ..Default::default()
+            }],
+        }];
+        let deleted = workloads::objects_to_delete(&discovery.hierarchy, &plan.objects, &running);
+        assert!(deleted.is_empty(), "{deleted:?}");
+    }
+}

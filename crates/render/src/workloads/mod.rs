@@ -21,6 +21,7 @@ pub mod prune;
 pub mod strategic_merge;
 
 use api::grafana_agent::MetricsSubsystemSpec;
+use api::schema::{MAX_METRICS_REPLICAS, MAX_METRICS_SHARDS};
 use md5::{Digest, Md5};
 
 use crate::discover::Hierarchy;
@@ -49,6 +50,38 @@ pub fn effective_shards(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
 /// Pods per shard: nil gives 1, negative gives 0 (spec 3.6).
 pub fn effective_replicas(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
     metrics.and_then(|m| m.replicas).map_or(1, |r| r.max(0))
+}
+
+/// Refuses a shard or replica count beyond the CRD's `maximum`: the operator plans one
+/// StatefulSet per shard, so `shards: 2000000000` would keep it busy for minutes. Checked
+/// here too because a value can reach render without passing our CRD (an older CRD in the
+/// cluster, a hand-built object).
+pub fn check_scale(h: &Hierarchy) -> Result<(), Rejection> {
+    let Some(metrics) = h.agent.spec.metrics.as_ref() else {
+        return Ok(());
+    };
+    let bounds = [
+        ("spec.metrics.shards", metrics.shards, MAX_METRICS_SHARDS),
+        (
+            "spec.metrics.replicas",
+            metrics.replicas,
+            MAX_METRICS_REPLICAS,
+        ),
+    ];
+    for (field, value, max) in bounds {
+        if let Some(v) = value
+            && v > max
+        {
+            return Err(Rejection::new(
+                h.agent_ref(),
+                field.to_owned(),
+                format!(
+                    "{v} is too large: at most {max} is allowed; the metrics config and StatefulSets are left as they are"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Problems that prevent every workload of the agent: its name is used as a label value,
@@ -106,7 +139,10 @@ pub fn plan(h: &Hierarchy, opts: &PlanOptions, configs: &[String]) -> WorkloadPl
     }
 
     if !h.metrics.is_empty() {
-        match metrics::objects(&cx) {
+        let objects = check_scale(h)
+            .map_err(|r| vec![r])
+            .and_then(|()| metrics::objects(&cx));
+        match objects {
             Ok((service, statefulsets)) => {
                 out.objects.push(DesiredObject::Service(service));
                 out.objects
