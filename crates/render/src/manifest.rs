@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use base64::Engine;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use kube::core::Resource;
 
+use crate::admission;
 use crate::assets::AssetSource;
 use crate::store::{InputStore, KeyValues, Labels, NamespacedName};
 
@@ -450,7 +451,7 @@ fn custom_resource(
     mut value: Value,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Parsed> {
-    let Some(schema) = crd_schemas().get(kind) else {
+    let Some(schema) = admission::crd_schemas().get(kind) else {
         let msg = format!("{api_version} has no kind {kind} that the operator reads");
         diagnostics.push(ctx.diag(Severity::Warning, None, msg));
         return None;
@@ -566,38 +567,6 @@ fn parse<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
         .map_err(|e| (e.path().to_string(), e.inner().to_string()))
 }
 
-struct CrdSchema {
-    api_version: String,
-    schema: JSONSchemaProps,
-}
-
-/// The root schema of each of our kinds (for [`crate::admission`]'s patterns).
-pub(crate) fn crd_schema_roots() -> impl Iterator<Item = &'static JSONSchemaProps> {
-    crd_schemas().values().map(|s| &s.schema)
-}
-
-/// The schema of each of our kinds, from the CRDs we generate.
-fn crd_schemas() -> &'static BTreeMap<String, CrdSchema> {
-    static SCHEMAS: OnceLock<BTreeMap<String, CrdSchema>> = OnceLock::new();
-    SCHEMAS.get_or_init(|| {
-        api::crds::crds(None)
-            .into_iter()
-            .filter_map(|crd| {
-                let version = crd.spec.versions.into_iter().next()?;
-                let schema = version.schema?.open_api_v3_schema?;
-                let api_version = format!("{}/{}", crd.spec.group, version.name);
-                Some((
-                    crd.spec.names.kind,
-                    CrdSchema {
-                        api_version,
-                        schema,
-                    },
-                ))
-            })
-            .collect()
-    })
-}
-
 struct Problem {
     severity: Severity,
     field: String,
@@ -698,7 +667,7 @@ fn check(
         problems.push(wrong_type(path, expected, value));
         return;
     }
-    if let Some(message) = crate::admission::violation(value, schema) {
+    if let Some(message) = admission::violation(value, schema) {
         problems.push(Problem {
             severity: Severity::Error,
             field: path.clone(),
