@@ -17,6 +17,7 @@ use base64::Engine;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -201,7 +202,7 @@ enum Prepared {
     },
 }
 
-/// Documents below this count are read on the calling thread: starting threads costs more.
+/// Fewer documents than this go to one rayon task: splitting further costs more than it gains.
 const PARALLEL_THRESHOLD: usize = 64;
 
 impl Loader {
@@ -216,38 +217,11 @@ impl Loader {
             .enumerate()
             .map(|(i, doc)| (i + 1, doc))
             .collect();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(docs.len().div_ceil(PARALLEL_THRESHOLD))
-            .max(1);
-        let prepared: Vec<Vec<Prepared>> = if threads == 1 {
-            vec![
-                docs.iter()
-                    .flat_map(|(n, d)| prepare_document(source, *n, d))
-                    .collect(),
-            ]
-        } else {
-            let chunk = docs.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = docs
-                    .chunks(chunk)
-                    .map(|part| {
-                        scope.spawn(move || {
-                            part.iter()
-                                .flat_map(|(n, d)| prepare_document(source, *n, d))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|w| {
-                        w.join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
-            })
-        };
+        let prepared: Vec<Vec<Prepared>> = docs
+            .par_iter()
+            .with_min_len(PARALLEL_THRESHOLD)
+            .map(|(n, d)| prepare_document(source, *n, d))
+            .collect();
         for item in prepared.into_iter().flatten() {
             self.commit(source, item);
         }
