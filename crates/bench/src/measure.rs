@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use render::PlanOptions;
 use render::manifest::{Loaded, Loader, Severity};
-use render::plan::PlanOptions;
 use serde_json::{Value, json};
 
 /// What one run of a child process cost.

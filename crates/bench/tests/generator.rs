@@ -3,7 +3,7 @@
 
 use bench::generate::{Params, agent_name, generate};
 use bench::measure::load;
-use render::plan::PlanOptions;
+use render::PlanOptions;
 
 fn small(seed: u64) -> Params {
     let mut p = Params::scaled(200, seed);

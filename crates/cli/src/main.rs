@@ -10,10 +10,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use render::PlanOptions;
 use render::input_ref::{InputRef, Kind};
 use render::manifest::{Loader, Severity};
 use render::output::{configs_stream, crds_stream, objects_stream, plan_all};
-use render::plan::PlanOptions;
 
 #[derive(Parser)]
 #[command(

@@ -66,6 +66,35 @@ fn pattern_meaning(pattern: &str) -> Option<&'static str> {
     }
 }
 
+/// One of our kinds as the API server admits it.
+pub(crate) struct CrdSchema {
+    /// The one apiVersion served.
+    pub(crate) api_version: String,
+    pub(crate) schema: JSONSchemaProps,
+}
+
+/// The schema of each of our kinds, from the CRDs we generate.
+pub(crate) fn crd_schemas() -> &'static BTreeMap<String, CrdSchema> {
+    static SCHEMAS: OnceLock<BTreeMap<String, CrdSchema>> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        api::crds::crds(None)
+            .into_iter()
+            .filter_map(|crd| {
+                let version = crd.spec.versions.into_iter().next()?;
+                let schema = version.schema?.open_api_v3_schema?;
+                let api_version = format!("{}/{}", crd.spec.group, version.name);
+                Some((
+                    crd.spec.names.kind,
+                    CrdSchema {
+                        api_version,
+                        schema,
+                    },
+                ))
+            })
+            .collect()
+    })
+}
+
 /// Every pattern of our CRDs, compiled once: they are few and fixed, and the loader checks
 /// them on every object.
 fn compiled(pattern: &str) -> Option<&'static Regex> {
@@ -75,8 +104,8 @@ fn compiled(pattern: &str) -> Option<&'static Regex> {
             // From the schemas the loader already holds: generating the CRDs again would
             // cost a one-shot `render` a noticeable part of its start.
             let mut all = BTreeMap::new();
-            for schema in crate::manifest::crd_schema_roots() {
-                collect_patterns(schema, &mut all);
+            for crd in crd_schemas().values() {
+                collect_patterns(&crd.schema, &mut all);
             }
             all
         })

@@ -6,26 +6,11 @@ use std::fmt;
 
 use api::selectors::{ConfigMapKeySelector, SecretKeySelector, SecretOrConfigMap};
 
-use crate::input_ref::Kind;
+pub use crate::store::AssetSource;
 use crate::store::{InputView, KeyLookup};
 
 /// Where the assets Secret is mounted in every agent pod.
 pub const ASSETS_MOUNT_PATH: &str = "/var/lib/grafana-agent/secrets";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum AssetSource {
-    Secret,
-    ConfigMap,
-}
-
-impl AssetSource {
-    pub fn kind(self) -> Kind {
-        match self {
-            AssetSource::Secret => Kind::Secret,
-            AssetSource::ConfigMap => Kind::ConfigMap,
-        }
-    }
-}
 
 /// One key of one Secret or ConfigMap.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -13,11 +13,15 @@
 //! [`SEGMENT_BYTES`] after the previous cut, whose hash has its low bits zero), so text
 //! inserted or removed in one place moves only the cut of its own segment: the following
 //! segments are found again unchanged, and a cache reuses them. The output depends only on
-//! the text, never on the cache or the number of threads.
+//! the text, never on the cache or the number of threads. The segments are compressed on
+//! rayon's pool (a controller calls this from tokio's blocking pool: no thread is started per
+//! call), and a cache keeps each segment's digest, not its text.
 
 use std::io;
 
 use flate2::{Compress, Compression, Crc, FlushCompress, GzBuilder};
+use md5::{Digest, Md5};
+use rayon::prelude::*;
 
 /// Minimum length of a segment.
 pub const SEGMENT_BYTES: usize = 512 * 1024;
@@ -28,11 +32,25 @@ const CUT_MASK: u64 = 0xff;
 /// One compressed segment, kept to be reused when the same text comes again.
 #[derive(Debug)]
 struct Segment {
-    text: Vec<u8>,
-    /// The text before it that its compression could refer back to.
-    primer: Vec<u8>,
+    /// What its compressed bytes depend on, when kept for a cache: see [`identity`].
+    identity: Option<Identity>,
     deflated: Vec<u8>,
     crc: Crc,
+}
+
+/// The MD5 of the length of a segment's primer (the text before it that its compression
+/// could refer back to), the primer and the segment's text. A cache keeps these 16 bytes
+/// instead of a copy of text that can be tens of MB; two different texts would need an MD5
+/// collision to be taken for one another, and the worst one could do is bring back a config
+/// text the same cache compressed before.
+type Identity = [u8; 16];
+
+fn identity(primer: &[u8], piece: &[u8]) -> Identity {
+    let mut md5 = Md5::new();
+    md5.update((primer.len() as u64).to_le_bytes());
+    md5.update(primer);
+    md5.update(piece);
+    md5.finalize().into()
 }
 
 /// How far back deflate refers: a segment is compressed after the compressor has seen this
@@ -63,39 +81,54 @@ impl GzipCache {
         self.compress_keeping(text, true)
     }
 
-    /// [`GzipCache::compress`]; without `keep`, the segments' text is not kept (a one-off
-    /// compression need not hold a second copy of a text that can be hundreds of MB).
+    /// [`GzipCache::compress`]; without `keep`, nothing is remembered for the next call.
     fn compress_keeping(&mut self, text: &str, keep: bool) -> io::Result<Vec<u8>> {
         let bytes = text.as_bytes();
-        let cuts = cut_points(bytes);
+        let mut start: usize = 0;
+        let pieces: Vec<Pending<'_>> = cut_points(bytes)
+            .into_iter()
+            .map(|end| {
+                let piece = (
+                    &bytes[start.saturating_sub(WINDOW)..start],
+                    &bytes[start..end],
+                );
+                start = end;
+                piece
+            })
+            .collect();
+        let identities: Vec<Option<Identity>> = if keep {
+            pieces
+                .par_iter()
+                .map(|(primer, piece)| Some(identity(primer, piece)))
+                .collect()
+        } else {
+            vec![None; pieces.len()]
+        };
         let mut previous = std::mem::take(&mut self.segments).into_iter();
-        let mut slots: Vec<Result<Segment, Pending<'_>>> = Vec::with_capacity(cuts.len());
-        let mut start = 0;
-        for &end in &cuts {
-            let piece = &bytes[start..end];
-            let primer = &bytes[start.saturating_sub(WINDOW)..start];
-            match previous.next() {
-                Some(old) if old.text == piece && old.primer == primer => slots.push(Ok(old)),
-                _ => slots.push(Err((primer, piece))),
-            }
-            start = end;
-        }
+        let mut slots: Vec<Option<Segment>> = identities
+            .iter()
+            .map(|id| {
+                previous
+                    .next()
+                    .filter(|old| id.is_some() && old.identity == *id)
+            })
+            .collect();
         drop(previous);
-        let missing: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_err()).collect();
+        let missing: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_none()).collect();
         self.reused = slots.len() - missing.len();
         self.compressed = missing.len();
 
-        let fresh = compress_all(
-            keep,
-            missing
-                .iter()
-                .filter_map(|&i| slots[i].as_ref().err().copied())
-                .collect(),
-        )?;
+        let fresh: Vec<Segment> = missing
+            .par_iter()
+            .map(|&i| {
+                let (primer, piece) = pieces[i];
+                compress_segment(primer, piece, identities[i])
+            })
+            .collect::<io::Result<_>>()?;
         for (i, segment) in missing.into_iter().zip(fresh) {
-            slots[i] = Ok(segment);
+            slots[i] = Some(segment);
         }
-        let segments: Vec<Segment> = slots.into_iter().filter_map(Result::ok).collect();
+        let segments: Vec<Segment> = slots.into_iter().flatten().collect();
 
         let mut out = header()?;
         let mut crc = Crc::new();
@@ -181,45 +214,13 @@ fn line_hash(line: &[u8]) -> u64 {
 /// A segment still to compress: the text before it (up to [`WINDOW`]) and its own.
 type Pending<'t> = (&'t [u8], &'t [u8]);
 
-/// Compresses `(primer, piece)` pairs on up to every core, in order.
-fn compress_all(keep: bool, pieces: Vec<Pending<'_>>) -> io::Result<Vec<Segment>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(pieces.len())
-        .max(1);
-    if threads == 1 {
-        return pieces
-            .into_iter()
-            .map(|(primer, piece)| compress_segment(primer, piece, keep))
-            .collect();
-    }
-    let per_thread = pieces.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = pieces
-            .chunks(per_thread)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|(primer, piece)| compress_segment(primer, piece, keep))
-                        .collect::<io::Result<Vec<_>>>()
-                })
-            })
-            .collect();
-        let mut all = Vec::with_capacity(pieces.len());
-        for w in workers {
-            let part = w
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            all.extend(part);
-        }
-        Ok(all)
-    })
-}
-
 /// Raw deflate of `piece`, ended by a sync flush (byte-aligned, not final), free to refer
 /// back into `primer`, the text just before it.
-fn compress_segment(primer: &[u8], piece: &[u8], keep: bool) -> io::Result<Segment> {
+fn compress_segment(
+    primer: &[u8],
+    piece: &[u8],
+    identity: Option<Identity>,
+) -> io::Result<Segment> {
     let mut compress = Compress::new(Compression::default(), false);
     if !primer.is_empty() {
         let mut discarded = Vec::with_capacity(primer.len() / 4 + 1024);
@@ -229,14 +230,8 @@ fn compress_segment(primer: &[u8], piece: &[u8], keep: bool) -> io::Result<Segme
     deflate_flushed(&mut compress, piece, &mut out)?;
     let mut crc = Crc::new();
     crc.update(piece);
-    let (text, primer) = if keep {
-        (piece.to_vec(), primer.to_vec())
-    } else {
-        (Vec::new(), Vec::new())
-    };
     Ok(Segment {
-        text,
-        primer,
+        identity,
         deflated: out,
         crc,
     })

@@ -10,6 +10,7 @@
 //! * [`index`]: which agents an input change affects, from the recorded dependencies;
 //! * [`config`]: the agent.yml documents (spec 4);
 //! * [`workloads`]: Service, StatefulSets, DaemonSets, Deployment (spec 3);
+//! * [`desired`]: the objects, names, labels and options every later phase shares;
 //! * [`plan`]: all of it for one agent, as the controller applies it and `render` prints it;
 //! * [`manifest`]: parsing user YAML into a store, with diagnostics that name the file,
 //!   document, object and field.
@@ -18,6 +19,7 @@ pub mod admission;
 pub mod assets;
 pub mod config;
 pub mod dependencies;
+pub mod desired;
 pub mod discover;
 pub mod gzip;
 pub mod index;
@@ -27,6 +29,7 @@ pub mod output;
 pub mod plan;
 pub mod references;
 pub mod rejection;
+pub mod relabel;
 pub mod render_cache;
 pub mod selector;
 pub mod sharding;
@@ -34,7 +37,8 @@ pub mod store;
 pub mod workloads;
 pub mod yaml;
 
+pub use desired::PlanOptions;
 pub use discover::{Discovery, Hierarchy, discover};
-pub use plan::{Plan, PlanOptions, plan};
+pub use plan::{Plan, plan};
 pub use rejection::Rejection;
 pub use store::{InputStore, InputView};

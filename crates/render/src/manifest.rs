@@ -11,17 +11,19 @@
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use base64::Engine;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
 };
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use kube::core::Resource;
 
+use crate::admission;
 use crate::assets::AssetSource;
 use crate::store::{InputStore, KeyValues, Labels, NamespacedName};
 
@@ -200,7 +202,7 @@ enum Prepared {
     },
 }
 
-/// Documents below this count are read on the calling thread: starting threads costs more.
+/// Fewer documents than this go to one rayon task: splitting further costs more than it gains.
 const PARALLEL_THRESHOLD: usize = 64;
 
 impl Loader {
@@ -215,38 +217,11 @@ impl Loader {
             .enumerate()
             .map(|(i, doc)| (i + 1, doc))
             .collect();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(docs.len().div_ceil(PARALLEL_THRESHOLD))
-            .max(1);
-        let prepared: Vec<Vec<Prepared>> = if threads == 1 {
-            vec![
-                docs.iter()
-                    .flat_map(|(n, d)| prepare_document(source, *n, d))
-                    .collect(),
-            ]
-        } else {
-            let chunk = docs.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = docs
-                    .chunks(chunk)
-                    .map(|part| {
-                        scope.spawn(move || {
-                            part.iter()
-                                .flat_map(|(n, d)| prepare_document(source, *n, d))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|w| {
-                        w.join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
-            })
-        };
+        let prepared: Vec<Vec<Prepared>> = docs
+            .par_iter()
+            .with_min_len(PARALLEL_THRESHOLD)
+            .map(|(n, d)| prepare_document(source, *n, d))
+            .collect();
         for item in prepared.into_iter().flatten() {
             self.commit(source, item);
         }
@@ -450,7 +425,7 @@ fn custom_resource(
     mut value: Value,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Parsed> {
-    let Some(schema) = crd_schemas().get(kind) else {
+    let Some(schema) = admission::crd_schemas().get(kind) else {
         let msg = format!("{api_version} has no kind {kind} that the operator reads");
         diagnostics.push(ctx.diag(Severity::Warning, None, msg));
         return None;
@@ -566,38 +541,6 @@ fn parse<T: DeserializeOwned>(value: Value) -> Result<T, (String, String)> {
         .map_err(|e| (e.path().to_string(), e.inner().to_string()))
 }
 
-struct CrdSchema {
-    api_version: String,
-    schema: JSONSchemaProps,
-}
-
-/// The root schema of each of our kinds (for [`crate::admission`]'s patterns).
-pub(crate) fn crd_schema_roots() -> impl Iterator<Item = &'static JSONSchemaProps> {
-    crd_schemas().values().map(|s| &s.schema)
-}
-
-/// The schema of each of our kinds, from the CRDs we generate.
-fn crd_schemas() -> &'static BTreeMap<String, CrdSchema> {
-    static SCHEMAS: OnceLock<BTreeMap<String, CrdSchema>> = OnceLock::new();
-    SCHEMAS.get_or_init(|| {
-        api::crds::crds(None)
-            .into_iter()
-            .filter_map(|crd| {
-                let version = crd.spec.versions.into_iter().next()?;
-                let schema = version.schema?.open_api_v3_schema?;
-                let api_version = format!("{}/{}", crd.spec.group, version.name);
-                Some((
-                    crd.spec.names.kind,
-                    CrdSchema {
-                        api_version,
-                        schema,
-                    },
-                ))
-            })
-            .collect()
-    })
-}
-
 struct Problem {
     severity: Severity,
     field: String,
@@ -698,7 +641,7 @@ fn check(
         problems.push(wrong_type(path, expected, value));
         return;
     }
-    if let Some(message) = crate::admission::violation(value, schema) {
+    if let Some(message) = admission::violation(value, schema) {
         problems.push(Problem {
             severity: Severity::Error,
             field: path.clone(),

@@ -1,8 +1,9 @@
 //! What `render` prints: every planned object as one YAML stream, or the agent.yml documents.
 
+use crate::desired::PlanOptions;
 use crate::discover::discover;
 use crate::input_ref::{InputRef, Kind};
-use crate::plan::{Plan, PlanOptions, plan};
+use crate::plan::{Plan, plan};
 use crate::store::InputStore;
 use crate::yaml::{self, YamlError};
 
@@ -22,7 +23,10 @@ pub fn objects_stream(plans: &[Plan]) -> Result<String, YamlError> {
     let mut out = String::new();
     for object in plans.iter().flat_map(|p| &p.objects) {
         out.push_str("---\n");
-        yaml::write_document(&mut out, &metadata_first(serde_json::to_value(object)?));
+        yaml::write_document(
+            &mut out,
+            &metadata_first(serde_json::to_value(&object.object)?),
+        );
     }
     Ok(out)
 }

@@ -7,77 +7,21 @@ use std::collections::BTreeMap;
 
 use api::status::GrafanaAgentStatus;
 use k8s_openapi::ByteString;
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Secret, Service};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
-use serde::Serialize;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{self, Rendered};
+use crate::desired::{
+    AGENT_NAME_LABEL, CONFIG_KEY, DesiredObject, GZIP_THRESHOLD, MANAGED_BY_LABEL,
+    MANAGED_BY_VALUE, PlanOptions, PlannedObject, SECRET_SIZE_LIMIT, Subsystem, assets_secret_name,
+    owner_reference,
+};
 use crate::discover::{Discovery, Hierarchy};
 use crate::gzip::{self, GzipCache};
 use crate::input_ref::InputRef;
 use crate::rejection::{Reason, Rejection};
 use crate::render_cache::{MetricsConfigCache, RenderedText};
 use crate::{workloads, yaml};
-
-/// The label every object the operator manages carries (deletion only touches these).
-pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-pub const MANAGED_BY_VALUE: &str = "grafana-agent-operator";
-/// The label naming the GrafanaAgent an object belongs to.
-pub const AGENT_NAME_LABEL: &str = "operator.agent.grafana.com/name";
-/// The data key of every config Secret.
-pub const CONFIG_KEY: &str = "agent.yml";
-/// Configs longer than this are gzip-compressed, as upstream (the reloader gunzips them).
-pub const GZIP_THRESHOLD: usize = 100 * 1024;
-/// The API server's limit on the data of one Secret.
-pub const SECRET_SIZE_LIMIT: usize = 1024 * 1024;
-
-/// Operator-wide settings that shape the plan.
-#[derive(Debug, Clone, Default)]
-pub struct PlanOptions {
-    /// `--labels`: added to config Secrets, the Service, pod templates and selectors; they win
-    /// over the operator's own labels on collision (spec 3.2).
-    pub labels: BTreeMap<String, String>,
-    /// The operator's version, sanitized into the pods' `app.kubernetes.io/version` label.
-    pub operator_version: String,
-}
-
-/// One object to create or update.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum DesiredObject {
-    Secret(Secret),
-    Service(Service),
-    StatefulSet(StatefulSet),
-    DaemonSet(DaemonSet),
-    Deployment(Deployment),
-}
-
-impl DesiredObject {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            DesiredObject::Secret(_) => "Secret",
-            DesiredObject::Service(_) => "Service",
-            DesiredObject::StatefulSet(_) => "StatefulSet",
-            DesiredObject::DaemonSet(_) => "DaemonSet",
-            DesiredObject::Deployment(_) => "Deployment",
-        }
-    }
-
-    pub fn metadata(&self) -> &ObjectMeta {
-        match self {
-            DesiredObject::Secret(o) => &o.metadata,
-            DesiredObject::Service(o) => &o.metadata,
-            DesiredObject::StatefulSet(o) => &o.metadata,
-            DesiredObject::DaemonSet(o) => &o.metadata,
-            DesiredObject::Deployment(o) => &o.metadata,
-        }
-    }
-
-    pub fn name(&self) -> &str {
-        self.metadata().name.as_deref().unwrap_or_default()
-    }
-}
 
 /// A rendered agent.yml, kept as text for `render --config`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,24 +35,12 @@ pub struct RenderedConfig {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub agent: InputRef,
-    pub objects: Vec<DesiredObject>,
+    /// In upstream's apply order.
+    pub objects: Vec<PlannedObject>,
     pub configs: Vec<RenderedConfig>,
     /// Discovery's and rendering's rejections, sorted.
     pub rejections: Vec<Rejection>,
     pub status: GrafanaAgentStatus,
-}
-
-/// The ownerReference every generated object carries: a controller reference (fix for Q22),
-/// so edits and deletions of any of them are repaired.
-pub fn owner_reference(h: &Hierarchy) -> OwnerReference {
-    OwnerReference {
-        api_version: "monitoring.grafana.com/v1alpha1".to_owned(),
-        kind: "GrafanaAgent".to_owned(),
-        name: h.agent_name().to_owned(),
-        uid: h.agent.metadata.uid.clone().unwrap_or_default(),
-        controller: Some(true),
-        block_owner_deletion: Some(true),
-    }
 }
 
 /// Labels of the generated Secrets: the managed marker, the agent's name, then `--labels`.
@@ -132,7 +64,7 @@ fn secret(
             name: Some(name),
             namespace: Some(h.agent_namespace().to_owned()),
             labels: Some(labels),
-            owner_references: Some(vec![owner_reference(h)]),
+            owner_references: Some(vec![owner_reference(&h.agent)]),
             ..Default::default()
         },
         data: Some(data.into_iter().map(|(k, v)| (k, ByteString(v))).collect()),
@@ -144,7 +76,7 @@ struct Planner<'a> {
     h: &'a Hierarchy,
     opts: &'a PlanOptions,
     agent: InputRef,
-    objects: Vec<DesiredObject>,
+    objects: Vec<PlannedObject>,
     configs: Vec<RenderedConfig>,
     rejections: Vec<Rejection>,
 }
@@ -210,7 +142,7 @@ impl Planner<'_> {
     /// value, unless it cannot be stored (then the agent is reported instead, as for a config
     /// Secret, and a Secret already in the cluster is left as it is).
     fn assets_secret(&mut self) {
-        let name = format!("{}-secrets", self.h.agent_name());
+        let name = assets_secret_name(self.h.agent_name());
         match assets_secret_data(&name, self.h.assets.secret_data()) {
             Ok(data) => {
                 let labels = BTreeMap::from([
@@ -218,7 +150,10 @@ impl Planner<'_> {
                     (AGENT_NAME_LABEL.to_owned(), self.h.agent_name().to_owned()),
                 ]);
                 let assets = secret(self.h, name, labels, data);
-                self.objects.push(DesiredObject::Secret(assets));
+                self.objects.push(PlannedObject::new(
+                    Subsystem::Shared,
+                    DesiredObject::Secret(assets),
+                ));
             }
             Err(msg) => self.rejections.push(Rejection::new(
                 self.agent.clone(),
@@ -229,8 +164,15 @@ impl Planner<'_> {
         }
     }
 
-    /// Adds the config Secret `name` holding `rendered`, unless it cannot be stored.
-    fn config_secret(&mut self, name: String, rendered: Option<Rendered>) {
+    /// The name of `subsystem`'s config Secret.
+    fn config_secret_name(&self, subsystem: Subsystem) -> String {
+        subsystem
+            .config_secret_name(self.h.agent_name())
+            .unwrap_or_default()
+    }
+
+    /// Adds `subsystem`'s config Secret holding `rendered`, unless it cannot be stored.
+    fn config_secret(&mut self, subsystem: Subsystem, rendered: Option<Rendered>) {
         let Some(Rendered { config, rejections }) = rendered else {
             return;
         };
@@ -238,30 +180,36 @@ impl Planner<'_> {
         // The typed document can be as large as its text: free it before compressing.
         drop(config);
         match text {
-            Ok(text) => self.config_secret_text(name, text, rejections, None),
+            Ok(text) => self.config_secret_text(subsystem, text, rejections, None),
             Err(e) => {
                 self.rejections.extend(rejections);
-                let msg = format!("Secret {name}: {e}");
-                self.rejections.push(Rejection::new(
-                    self.agent.clone(),
-                    Reason::InvalidValue,
-                    None,
-                    msg,
-                ));
+                self.yaml_failed(subsystem, &e);
             }
         }
     }
 
-    /// Adds the config Secret `name` holding the agent.yml `text`, unless it cannot be
+    /// Reports on the agent that `subsystem`'s config could not be written.
+    fn yaml_failed(&mut self, subsystem: Subsystem, e: &dyn std::fmt::Display) {
+        let msg = format!("Secret {}: {e}", self.config_secret_name(subsystem));
+        self.rejections.push(Rejection::new(
+            self.agent.clone(),
+            Reason::InvalidYaml,
+            None,
+            msg,
+        ));
+    }
+
+    /// Adds `subsystem`'s config Secret holding the agent.yml `text`, unless it cannot be
     /// stored (then the agent is reported instead).
     fn config_secret_text(
         &mut self,
-        name: String,
+        subsystem: Subsystem,
         text: String,
         rejections: Vec<Rejection>,
         gzip_cache: Option<&mut GzipCache>,
     ) {
         self.rejections.extend(rejections);
+        let name = self.config_secret_name(subsystem);
         let bytes = match config_secret_data_with(&name, &text, gzip_cache) {
             Ok(b) => b,
             Err(msg) => {
@@ -276,12 +224,9 @@ impl Planner<'_> {
         };
         let labels = secret_labels(self.h, self.opts);
         let data = BTreeMap::from([(CONFIG_KEY.to_owned(), bytes)]);
-        self.objects.push(DesiredObject::Secret(secret(
-            self.h,
-            name.clone(),
-            labels,
-            data,
-        )));
+        let secret = secret(self.h, name.clone(), labels, data);
+        self.objects
+            .push(PlannedObject::new(subsystem, DesiredObject::Secret(secret)));
         self.configs.push(RenderedConfig {
             secret_name: name,
             text,
@@ -315,7 +260,6 @@ pub fn plan_with_metrics(
 ) -> Plan {
     let h = &discovery.hierarchy;
     let agent = h.agent_ref();
-    let name = h.agent_name();
     let mut p = Planner {
         h,
         opts,
@@ -337,69 +281,42 @@ pub fn plan_with_metrics(
         // Monitor by monitor, so the whole typed document is never held (same text).
         MetricsConfig::Render => match crate::render_cache::render_metrics_text(h) {
             Ok(Some(rendered)) => {
-                p.config_secret_text(
-                    format!("{name}-config"),
-                    rendered.text,
-                    rendered.rejections,
-                    None,
-                );
+                p.config_secret_text(Subsystem::Metrics, rendered.text, rendered.rejections, None)
             }
             Ok(None) => {}
-            Err(e) => {
-                let msg = format!("Secret {name}-config: {e}");
-                p.rejections.push(Rejection::new(
-                    p.agent.clone(),
-                    Reason::InvalidValue,
-                    None,
-                    msg,
-                ));
-            }
+            Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
         MetricsConfig::Rendered(Some(rendered)) => {
-            p.config_secret_text(
-                format!("{name}-config"),
-                rendered.text,
-                rendered.rejections,
-                None,
-            );
+            p.config_secret_text(Subsystem::Metrics, rendered.text, rendered.rejections, None)
         }
         MetricsConfig::Rendered(None) => {}
         MetricsConfig::Cache(cache) => match cache.render(h) {
-            Ok(Some((rendered, _))) => {
-                p.config_secret_text(
-                    format!("{name}-config"),
-                    rendered.text,
-                    rendered.rejections,
-                    Some(cache.gzip_cache()),
-                );
-            }
+            Ok(Some((rendered, _))) => p.config_secret_text(
+                Subsystem::Metrics,
+                rendered.text,
+                rendered.rejections,
+                Some(cache.gzip_cache()),
+            ),
             Ok(None) => {}
-            Err(e) => {
-                let msg = format!("Secret {name}-config: {e}");
-                p.rejections.push(Rejection::new(
-                    p.agent.clone(),
-                    Reason::InvalidValue,
-                    None,
-                    msg,
-                ));
-            }
+            Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
     }
-    p.config_secret(format!("{name}-logs-config"), config::logs::render(h));
-    p.config_secret(
-        format!("{name}-integrations-deploy-config"),
-        config::integrations::render(h, false),
-    );
-    p.config_secret(
-        format!("{name}-integrations-ds-config"),
-        config::integrations::render(h, true),
-    );
+    p.config_secret(Subsystem::Logs, config::logs::render(h));
+    // Which Integrations each workload runs is decided once: its config holds exactly those.
+    let integrations = workloads::integrations::Accepted::new(h);
+    for all_nodes in [false, true] {
+        let subset = integrations.workload(all_nodes);
+        p.config_secret(
+            Subsystem::integrations(all_nodes),
+            config::integrations::render(h, &subset.integrations),
+        );
+    }
 
-    let configs_present: Vec<String> = p.configs.iter().map(|c| c.secret_name.clone()).collect();
-    let workloads = workloads::plan(h, opts, &configs_present);
+    let workloads = workloads::plan(h, opts, &integrations);
     p.rejections.extend(workloads.rejections);
     p.objects.extend(workloads.objects);
-    p.objects.sort_by_key(|o| apply_order(o, name));
+    p.objects
+        .sort_by(|a, b| a.apply_order().cmp(&b.apply_order()));
 
     p.rejections.sort();
     p.rejections.dedup();
@@ -411,26 +328,6 @@ pub fn plan_with_metrics(
         rejections: p.rejections,
         status,
     }
-}
-
-/// Upstream's actor order (spec 3.1): assets, metrics config, Service, StatefulSets, logs
-/// config, logs DaemonSet, integrations configs, then their workloads.
-fn apply_order(o: &DesiredObject, agent: &str) -> (u8, String) {
-    let n = o.name();
-    let rank = match (o, n.strip_prefix(agent).unwrap_or(n)) {
-        (DesiredObject::Secret(_), "-secrets") => 0,
-        (DesiredObject::Secret(_), "-config") => 1,
-        (DesiredObject::Service(_), _) => 2,
-        (DesiredObject::StatefulSet(_), _) => 3,
-        (DesiredObject::Secret(_), "-logs-config") => 4,
-        (DesiredObject::DaemonSet(_), "-logs") => 5,
-        (DesiredObject::Secret(_), "-integrations-deploy-config") => 6,
-        (DesiredObject::Secret(_), "-integrations-ds-config") => 7,
-        (DesiredObject::Deployment(_), _) => 8,
-        (DesiredObject::DaemonSet(_), _) => 9,
-        (DesiredObject::Secret(_), _) => 10,
-    };
-    (rank, n.to_owned())
 }
 
 fn status_summary(h: &Hierarchy, rejections: &[Rejection]) -> GrafanaAgentStatus {
@@ -450,7 +347,7 @@ fn status_summary(h: &Hierarchy, rejections: &[Rejection]) -> GrafanaAgentStatus
         shards: if h.metrics.is_empty() {
             0
         } else {
-            workloads::effective_shards(metrics)
+            crate::sharding::effective_shards(metrics)
         },
         replicas: if h.metrics.is_empty() {
             0
@@ -535,7 +432,7 @@ mod tests {
             &PlanOptions::default(),
             MetricsConfig::Rendered(Some(oversized)),
         );
-        let names: Vec<&str> = p.objects.iter().map(DesiredObject::name).collect();
+        let names: Vec<&str> = p.objects.iter().map(PlannedObject::name).collect();
         assert!(!names.contains(&"big-config"), "{names:?}");
         assert!(names.contains(&"big-secrets"), "{names:?}");
         let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
@@ -600,7 +497,7 @@ mod tests {
         };
 
         let p = plan_of(&input(SECRET_SIZE_LIMIT * 3 / 4));
-        let names: Vec<&str> = p.objects.iter().map(DesiredObject::name).collect();
+        let names: Vec<&str> = p.objects.iter().map(PlannedObject::name).collect();
         assert!(!names.contains(&"big-secrets"), "{names:?}");
         assert!(names.contains(&"big-config"), "{names:?}");
         assert!(names.contains(&"big"), "the StatefulSet: {names:?}");
@@ -619,7 +516,7 @@ mod tests {
         let assets = p
             .objects
             .iter()
-            .find_map(|o| match o {
+            .find_map(|o| match &o.object {
                 DesiredObject::Secret(s) if o.name() == "big-secrets" => Some(s),
                 _ => None,
             })

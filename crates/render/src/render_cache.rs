@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -232,7 +233,11 @@ impl MetricsConfigCache {
             slots.push(parts);
         }
 
-        let rendered = parallel_map(&misses, |miss| miss.monitor.part(&ctx, indent));
+        let rendered: Vec<_> = misses
+            .par_iter()
+            .with_min_len(PARALLEL_THRESHOLD)
+            .map(|miss| miss.monitor.part(&ctx, indent))
+            .collect();
         let mut outputs = Vec::with_capacity(rendered.len());
         for (miss, output) in misses.into_iter().zip(rendered) {
             let output = Arc::new(output?);
@@ -345,44 +350,47 @@ fn assemble_freeing(frame: &str, mut slots: Vec<Vec<Arc<Result<String, Rejection
 const PARALLEL_CONCAT_BYTES: usize = 4 * 1024 * 1024;
 
 /// `pieces` concatenated, the copying (and the page faults of a fresh buffer of tens of MB,
-/// which cost more than the copy) shared between every core.
+/// which cost more than the copy) shared between rayon's workers.
 fn concat_on_every_core(pieces: &[&str]) -> String {
     let total: usize = pieces.iter().map(|p| p.len()).sum();
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    if threads == 1 || total < PARALLEL_CONCAT_BYTES {
+    let workers = rayon::current_num_threads();
+    if workers == 1 || total < PARALLEL_CONCAT_BYTES {
         return pieces.concat();
     }
     // Zeroed memory comes straight from the kernel, untouched: the workers fault it in.
     let mut bytes = vec![0u8; total];
-    std::thread::scope(|scope| {
-        let mut rest: &mut [u8] = &mut bytes;
-        let mut pieces = pieces;
-        for worker in 0..threads {
-            let share = if worker + 1 == threads {
-                pieces.len()
-            } else {
-                let goal = total / threads;
-                let mut sum = 0;
-                pieces
-                    .iter()
-                    .take_while(|p| {
-                        sum += p.len();
-                        sum <= goal
-                    })
-                    .count()
-            };
-            let (run, later) = pieces.split_at(share);
-            let run_len: usize = run.iter().map(|p| p.len()).sum();
-            let (out, tail) = std::mem::take(&mut rest).split_at_mut(run_len);
-            rest = tail;
-            pieces = later;
-            scope.spawn(move || {
-                let mut at = 0;
-                for piece in run {
-                    out[at..at + piece.len()].copy_from_slice(piece.as_bytes());
-                    at += piece.len();
-                }
-            });
+    // One run of whole pieces of about total/workers bytes per worker, with its part of
+    // the output.
+    let mut runs: Vec<(&mut [u8], &[&str])> = Vec::with_capacity(workers);
+    let mut rest: &mut [u8] = &mut bytes;
+    let mut pieces = pieces;
+    while !pieces.is_empty() {
+        let share = if runs.len() + 1 == workers {
+            pieces.len()
+        } else {
+            let goal = total / workers;
+            let mut sum = 0;
+            let fitting = pieces
+                .iter()
+                .take_while(|p| {
+                    sum += p.len();
+                    sum <= goal
+                })
+                .count();
+            fitting.max(1)
+        };
+        let (run, later) = pieces.split_at(share);
+        let run_len: usize = run.iter().map(|p| p.len()).sum();
+        let (out, tail) = std::mem::take(&mut rest).split_at_mut(run_len);
+        runs.push((out, run));
+        rest = tail;
+        pieces = later;
+    }
+    runs.into_par_iter().for_each(|(out, run)| {
+        let mut at = 0;
+        for piece in run {
+            out[at..at + piece.len()].copy_from_slice(piece.as_bytes());
+            at += piece.len();
         }
     });
     // Whole strings laid end to end are UTF-8; the check is the price of no `unsafe`.
@@ -444,34 +452,8 @@ enum Slot {
     Miss(usize),
 }
 
-/// Fewer items than this are mapped on the calling thread.
+/// Fewer items than this go to one rayon task: splitting further costs more than it gains.
 const PARALLEL_THRESHOLD: usize = 64;
-
-/// `f` of every item, in order, on up to every core.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len().div_ceil(PARALLEL_THRESHOLD))
-        .max(1);
-    if threads == 1 {
-        return items.iter().map(f).collect();
-    }
-    let per_thread = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(per_thread)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
-}
 
 fn version_of<M: Resource + Serialize>(monitor: &M) -> Result<Version, YamlError> {
     match monitor.meta().resource_version.as_deref() {

@@ -21,9 +21,18 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use api::ShardingStrategy;
+use api::grafana_agent::MetricsSubsystemSpec;
 use md5::{Digest, Md5};
 
-use crate::config::common::RelabelRule;
+use crate::relabel::RelabelRule;
+
+/// Effective shard count: `shards` when above 1, else 1 (spec 3.6).
+pub fn effective_shards(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
+    metrics
+        .and_then(|m| m.shards)
+        .filter(|s| *s > 1)
+        .unwrap_or(1)
+}
 
 /// The label the hash is written to before the keep rule reads it.
 pub const HASH_LABEL: &str = "__tmp_hash";

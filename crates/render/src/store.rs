@@ -24,8 +24,24 @@ use api::{
 };
 use kube::core::Resource;
 
-use crate::assets::AssetSource;
 use crate::input_ref::Kind;
+
+/// The two kinds of data object the store holds values of (Secrets and ConfigMaps); the
+/// assets module names its keys by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AssetSource {
+    Secret,
+    ConfigMap,
+}
+
+impl AssetSource {
+    pub fn kind(self) -> Kind {
+        match self {
+            AssetSource::Secret => Kind::Secret,
+            AssetSource::ConfigMap => Kind::ConfigMap,
+        }
+    }
+}
 
 /// `(namespace, name)`.
 pub type NamespacedName = (String, String);

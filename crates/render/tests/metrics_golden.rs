@@ -5,9 +5,9 @@ mod support;
 
 use std::io::Read;
 
+use render::desired::{DesiredObject, GZIP_THRESHOLD, PlanOptions};
 use render::manifest::Loader;
 use render::output::plan_all;
-use render::plan::{DesiredObject, GZIP_THRESHOLD, PlanOptions};
 
 #[test]
 fn metrics_cases() {
@@ -44,7 +44,7 @@ fn config_secret(monitors: usize) -> (Vec<u8>, String) {
     let bytes = plan
         .objects
         .iter()
-        .find_map(|o| match o {
+        .find_map(|o| match &o.object {
             DesiredObject::Secret(s) if o.name() == "agent-config" => {
                 s.data.as_ref()?.get("agent.yml").map(|b| b.0.clone())
             }

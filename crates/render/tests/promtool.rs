@@ -145,7 +145,7 @@ fn scratch_dir(name: &str) -> PathBuf {
 /// The shard-0 environment of `agent`'s pods.
 fn shard_zero_env(agent: &api::GrafanaAgent) -> BTreeMap<String, String> {
     let metrics = agent.spec.metrics.as_ref();
-    let shards = u32::try_from(render::workloads::effective_shards(metrics)).unwrap_or(1);
+    let shards = u32::try_from(render::sharding::effective_shards(metrics)).unwrap_or(1);
     let strategy = metrics
         .and_then(|m| m.sharding_strategy)
         .unwrap_or_default();

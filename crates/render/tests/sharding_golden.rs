@@ -7,7 +7,8 @@ mod support;
 use std::collections::BTreeMap;
 
 use api::ShardingStrategy;
-use render::plan::{DesiredObject, Plan};
+use render::desired::DesiredObject;
+use render::plan::Plan;
 use render::sharding::{SHARD_BUCKETS_ENV, shard_buckets_regex};
 
 #[test]
@@ -22,7 +23,7 @@ type Env = Vec<(String, String)>;
 fn shard_envs(plan: &Plan) -> Vec<(String, u32, Vec<Env>)> {
     let mut out = Vec::new();
     for object in &plan.objects {
-        let DesiredObject::StatefulSet(sts) = object else {
+        let DesiredObject::StatefulSet(sts) = &object.object else {
             continue;
         };
         let labels = sts.metadata.labels.clone().unwrap_or_default();

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Container, PodSpec, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use render::desired::{DesiredObject, PlanOptions, PlannedObject, Subsystem};
 use render::manifest::Loader;
-use render::plan::{DesiredObject, PlanOptions};
 use render::workloads::{self, ExistingObject, WorkloadPlan};
 use render::{Hierarchy, discover};
 
@@ -24,9 +24,14 @@ fn hierarchy(yaml: &str) -> Hierarchy {
     discover(&agent, &loaded.store).hierarchy
 }
 
+/// The workloads of `h`, running the Integrations accepted for them (as the plan does).
+fn plan_workloads(h: &Hierarchy, opts: &PlanOptions) -> WorkloadPlan {
+    workloads::plan(h, opts, &workloads::integrations::Accepted::new(h))
+}
+
 fn plan_with(yaml: &str, opts: &PlanOptions) -> (Hierarchy, WorkloadPlan) {
     let h = hierarchy(yaml);
-    let p = workloads::plan(&h, opts, &[]);
+    let p = plan_workloads(&h, opts);
     (h, p)
 }
 
@@ -104,6 +109,7 @@ fn find<'a>(p: &'a WorkloadPlan, kind: &str, name: &str) -> &'a DesiredObject {
     p.objects
         .iter()
         .find(|o| o.kind() == kind && o.name() == name)
+        .map(|o| &o.object)
         .unwrap_or_else(|| {
             let have: Vec<_> = p.objects.iter().map(|o| (o.kind(), o.name())).collect();
             panic!(
@@ -260,7 +266,7 @@ fn consistent_sharding_adds_its_env_after_shard_and_shards() {
 fn q22_every_workload_has_a_controller_owner_reference() {
     let (h, p) = plan_with(&everything(AGENT), &PlanOptions::default());
     assert_eq!(p.objects.len(), 5);
-    for o in &p.objects {
+    for o in p.objects.iter().map(|o| &o.object) {
         let refs = o
             .metadata()
             .owner_references
@@ -290,7 +296,7 @@ fn q11_the_operated_service_selects_only_metrics_pods() {
     assert_eq!(selector["operator.agent.grafana.com/type"], "metrics");
     // The selector matches the metrics pods and none of the others.
     for o in &p.objects {
-        let labels = match o {
+        let labels = match &o.object {
             DesiredObject::StatefulSet(s) => s.spec.as_ref().map(|s| &s.template),
             DesiredObject::DaemonSet(d) => d.spec.as_ref().map(|s| &s.template),
             DesiredObject::Deployment(d) => d.spec.as_ref().map(|s| &s.template),
@@ -585,7 +591,7 @@ fn existing(kind: &str, namespace: &str, name: &str, uid: &str, managed: bool) -
 
 const UID: &str = "0b1c2d3e-0000-4000-8000-000000000001";
 
-fn deleted(h: &Hierarchy, desired: &[DesiredObject], existing: &[ExistingObject]) -> Vec<String> {
+fn deleted(h: &Hierarchy, desired: &[PlannedObject], existing: &[ExistingObject]) -> Vec<String> {
     workloads::objects_to_delete(h, desired, existing)
         .into_iter()
         .map(|o| format!("{} {}/{}", o.kind, o.namespace, o.name))
@@ -599,9 +605,9 @@ fn q10_stale_shards_are_deleted_only_in_the_agents_namespace_and_only_if_owned()
         "    instanceSelector: {}\n    shards: 2\n  logs:",
     ) + METRICS_INSTANCE;
     let h = hierarchy(&yaml);
-    let mut desired = workloads::plan(&h, &PlanOptions::default(), &[]).objects;
+    let mut desired = plan_workloads(&h, &PlanOptions::default()).objects;
     // The metrics config Secret is part of a complete metrics plan.
-    desired.push(config_secret("agent-config"));
+    desired.push(config_secret(Subsystem::Metrics, "agent-config"));
     let cluster = vec![
         existing("StatefulSet", "monitoring", "agent", UID, true),
         existing("StatefulSet", "monitoring", "agent-shard-1", UID, true),
@@ -629,24 +635,25 @@ fn q10_stale_shards_are_deleted_only_in_the_agents_namespace_and_only_if_owned()
     );
 }
 
-fn config_secret(name: &str) -> DesiredObject {
-    DesiredObject::Secret(k8s_openapi::api::core::v1::Secret {
+fn config_secret(subsystem: Subsystem, name: &str) -> PlannedObject {
+    let secret = k8s_openapi::api::core::v1::Secret {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
             name: Some(name.to_owned()),
             namespace: Some("monitoring".to_owned()),
             ..Default::default()
         },
         ..Default::default()
-    })
+    };
+    PlannedObject::new(subsystem, DesiredObject::Secret(secret))
 }
 
 #[test]
 fn disabled_subsystems_are_deleted() {
     // Only logs remain; metrics and integrations objects of this agent go away.
     let h = hierarchy(&format!("{AGENT}{LOGS_INSTANCE}"));
-    let mut desired = workloads::plan(&h, &PlanOptions::default(), &[]).objects;
-    desired.push(config_secret("agent-logs-config"));
-    desired.push(config_secret("agent-secrets"));
+    let mut desired = plan_workloads(&h, &PlanOptions::default()).objects;
+    desired.push(config_secret(Subsystem::Logs, "agent-logs-config"));
+    desired.push(config_secret(Subsystem::Shared, "agent-secrets"));
     let cluster = vec![
         existing("Secret", "monitoring", "agent-secrets", UID, true),
         existing("Secret", "monitoring", "agent-config", UID, true),
@@ -699,7 +706,7 @@ fn a_subsystem_that_failed_to_plan_keeps_its_running_objects() {
         "    instanceSelector: {}\n    shards: 2\n  logs:",
     ) + METRICS_INSTANCE;
     let h = hierarchy(&yaml);
-    let desired = workloads::plan(&h, &PlanOptions::default(), &[]).objects;
+    let desired = plan_workloads(&h, &PlanOptions::default()).objects;
     let cluster = vec![
         existing("Secret", "monitoring", "agent-config", UID, true),
         existing("StatefulSet", "monitoring", "agent-shard-2", UID, true),
@@ -715,7 +722,7 @@ fn an_agent_without_uid_owns_nothing() {
     assert!(deleted(&h, &[], &cluster).is_empty());
 }
 
-// ---- determinism, hashing, round trips ----
+// ---- round trips ----
 
 #[test]
 fn every_object_round_trips_through_the_k8s_openapi_types() {
@@ -724,7 +731,7 @@ fn every_object_round_trips_through_the_k8s_openapi_types() {
     ));
     let p = plan(&yaml);
     assert_eq!(p.objects.len(), 5, "{:?}", p.rejections);
-    for o in &p.objects {
+    for o in p.objects.iter().map(|o| &o.object) {
         let json = serde_json::to_value(o).expect("serialize");
         let back = match o {
             DesiredObject::Service(_) => {
@@ -743,23 +750,6 @@ fn every_object_round_trips_through_the_k8s_openapi_types() {
         };
         assert_eq!(&back, o, "{} {}", o.kind(), o.name());
     }
-}
-
-#[test]
-fn q21_content_hash_is_stable_and_changes_with_the_content() {
-    let yaml = everything(AGENT);
-    let first = plan(&yaml);
-    let second = plan(&yaml);
-    let hashes: Vec<String> = first.objects.iter().map(workloads::content_hash).collect();
-    let again: Vec<String> = second.objects.iter().map(workloads::content_hash).collect();
-    assert_eq!(hashes, again);
-    assert!(hashes.iter().all(|h| h.len() == 32));
-    let mut distinct = hashes.clone();
-    distinct.sort();
-    distinct.dedup();
-    assert_eq!(distinct.len(), hashes.len());
-    let changed = plan(&everything(&format!("{AGENT}  version: v0.44.9\n")));
-    assert_ne!(workloads::content_hash(&changed.objects[1]), hashes[1]);
 }
 
 // ---- bad input ----
@@ -903,7 +893,7 @@ fn q15_colliding_integration_volumes_reject_the_later_integration() {
         .map(|i| i.metadata.name.as_deref().unwrap_or_default())
         .collect();
     assert_eq!(kept, ["a"]);
-    let p = workloads::plan(&h, &PlanOptions::default(), &[]);
+    let p = plan_workloads(&h, &PlanOptions::default());
     assert_eq!(
         rejection_fields(&p),
         ["Integration monitoring/a-b spec.volumes[0].name"]
@@ -1000,7 +990,7 @@ fn upstream_agent_deploy_mode_is_the_second_env_var() {
         if o.kind() == "Service" {
             continue;
         }
-        let agent = container(pod_spec(o), "grafana-agent");
+        let agent = container(pod_spec(&o.object), "grafana-agent");
         let env = &agent.env.as_ref().expect("env")[1];
         assert_eq!(env.name, "AGENT_DEPLOY_MODE", "{}", o.name());
         assert_eq!(env.value.as_deref(), Some("operator"));
@@ -1114,6 +1104,7 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
         .iter()
         .find(|o| o.kind() == "Deployment")
         .expect("deployment");
+    let deployment = &deployment.object;
     let spec = pod_spec(deployment);
     let volumes = volume_names(spec);
     for wanted in ["monitoring-a-good-v", "monitoring-d-later-v"] {

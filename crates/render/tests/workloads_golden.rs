@@ -5,7 +5,7 @@
 
 mod support;
 
-use render::plan::DesiredObject;
+use render::desired::DesiredObject;
 
 #[test]
 fn workloads_cases() {
@@ -17,6 +17,7 @@ fn workloads_cases_round_trip_and_are_controlled() {
     for case in support::cases("workloads") {
         let out = support::render_case(&case);
         for object in out.plans.iter().flat_map(|p| &p.objects) {
+            let object = &object.object;
             let what = format!("{}: {} {}", case.display(), object.kind(), object.name());
             let json = serde_json::to_value(object).expect("serialize");
             let back = match object {

@@ -22,7 +22,8 @@ use bench::measure::{
     render_in_process, run_measured, run_process, single_stream_gzip_len, size,
 };
 use clap::Parser;
-use render::plan::{MetricsConfig, PlanOptions, SECRET_SIZE_LIMIT, plan_with_metrics};
+use render::desired::{PlanOptions, SECRET_SIZE_LIMIT};
+use render::plan::{MetricsConfig, plan_with_metrics};
 use render::render_cache::MetricsConfigCache;
 
 #[derive(Parser)]

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::assets::{AssetError, AssetKey, Assets};
 use crate::rejection::Reason;
+pub use crate::relabel::RelabelRule;
 
 /// A problem with one field of the object being rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,56 +94,6 @@ impl Secrets<'_> {
 /// `Some(s)` unless `s` is empty: upstream turns empty strings into absent keys.
 pub fn non_empty(s: &Option<String>) -> Option<String> {
     s.as_ref().filter(|s| !s.is_empty()).cloned()
-}
-
-/// A Prometheus relabel rule as written in agent.yml. Empty and zero fields are omitted
-/// (spec 4.10.6), so an empty regex or replacement cannot be expressed (Q26, kept).
-#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
-pub struct RelabelRule {
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub source_labels: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub separator: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub regex: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub modulus: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_label: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replacement: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub action: Option<String>,
-}
-
-impl RelabelRule {
-    /// `{source_labels: [source], target_label: target}`.
-    pub fn copy(source: &str, target: &str) -> Self {
-        RelabelRule {
-            source_labels: vec![source.to_owned()],
-            target_label: Some(target.to_owned()),
-            ..Default::default()
-        }
-    }
-
-    /// `{source_labels: [source], regex, action}`.
-    pub fn filter(source: &str, regex: &str, action: &str) -> Self {
-        RelabelRule {
-            source_labels: vec![source.to_owned()],
-            regex: Some(regex.to_owned()),
-            action: Some(action.to_owned()),
-            ..Default::default()
-        }
-    }
-
-    /// `{target_label: target, replacement}`.
-    pub fn set(target: &str, replacement: &str) -> Self {
-        RelabelRule {
-            target_label: Some(target.to_owned()),
-            replacement: Some(replacement.to_owned()),
-            ..Default::default()
-        }
-    }
 }
 
 /// Relabel actions Prometheus accepts (it lowercases them before checking).

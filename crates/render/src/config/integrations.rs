@@ -9,6 +9,7 @@
 //! out (fix for Q13): they would run again in every integrations pod.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use api::Integration;
 use serde::Serialize;
@@ -20,7 +21,6 @@ use crate::config::{AgentConfig, Rendered, ServerConfig, logs, metrics};
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
-use crate::workloads;
 
 /// `integrations:` of agent.yml.
 #[derive(Serialize, Clone, Debug, Default, PartialEq)]
@@ -44,12 +44,11 @@ pub struct Autoscrape {
     pub enable: bool,
 }
 
-/// `all_nodes` picks the DaemonSet's integrations, else the Deployment's: those the
-/// workload accepted ([`workloads::integrations::accepted`]; an Integration that fails
+/// The config of one integrations workload, holding `accepted`: the Integrations that
+/// workload runs ([`crate::workloads::integrations::Accepted`]: an Integration that fails
 /// [`check`] or whose volumes cannot be added is left out of both, and reported by the
 /// workload's plan). `None` when there is none (the Secret is then not wanted, spec 3.4).
-pub fn render(h: &Hierarchy, all_nodes: bool) -> Option<Rendered> {
-    let accepted = workloads::integrations::accepted(h, all_nodes).integrations;
+pub fn render(h: &Hierarchy, accepted: &[Arc<Integration>]) -> Option<Rendered> {
     if accepted.is_empty() {
         return None;
     }
@@ -125,7 +124,7 @@ fn with_sorted_keys(value: &Value) -> Value {
 
 /// Whether [`entry`] can render `integration`: a usable name and a config that is a map (or
 /// missing). The workloads take only the Integrations that pass
-/// ([`workloads::integrations::accepted`]), so the config and the pods agree.
+/// ([`crate::workloads::integrations::Accepted`]), so the config and the pods agree.
 pub fn check(integration: &Integration) -> Result<(), FieldError> {
     let spec = &integration.spec;
     check_name(&spec.name)?;

@@ -18,7 +18,7 @@ use api::ShardingStrategy;
 use regex::Regex;
 
 use super::{extra_env, hash64, relabel_rules};
-use crate::config::common::RelabelRule;
+use crate::relabel::RelabelRule;
 
 /// Prometheus' default relabel separator.
 const DEFAULT_SEPARATOR: &str = ";";

@@ -7,7 +7,7 @@
 //! workload. Here an Integration whose volumes cannot be added as they are (an invalid
 //! prefixed name, a name or mount path another contributor already uses, a mount of a volume
 //! it does not define) is rejected on its own: it is left out of the workload, and
-//! [`accepted`] tells the config renderer to leave it out of the config too. An Integration the
+//! [`Accepted`] tells the config renderer to leave it out of the config too. An Integration the
 //! config renderer cannot render ([`config::integrations::check`]: a name that is no config
 //! key, a config that is not a map) is rejected here the same way, before its volumes are
 //! looked at: the pods never carry the volumes, mounts or keys of an Integration that is not in
@@ -28,21 +28,13 @@ use super::pod_template::{self, AgentContext, PodOptions, PodTemplate, Source, S
 use super::{logs, metrics};
 use crate::assets::AssetKey;
 use crate::config;
+use crate::desired::{assets_secret_name, integrations_workload_name};
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
 /// Where the Integrations' Secret and ConfigMap keys are mounted.
 pub const INTEGRATIONS_SECRETS_PATH: &str = "/etc/grafana-agent/integrations";
-
-/// `<agent>-integrations-deploy` or `<agent>-integrations-ds`.
-pub fn workload_name(agent: &str, all_nodes: bool) -> String {
-    if all_nodes {
-        format!("{agent}-integrations-ds")
-    } else {
-        format!("{agent}-integrations-deploy")
-    }
-}
 
 /// `<agent>-integrations-secrets`, the projected volume of the Integrations' keys.
 pub fn secrets_volume_name(agent: &str) -> String {
@@ -192,7 +184,7 @@ fn contribution(
 /// rejected).
 pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
     let agent = h.agent_name();
-    let workload = workload_name(agent, all_nodes);
+    let workload = integrations_workload_name(agent, all_nodes);
     let reserved = pod_template::reserved(h);
     let agent_pod = "the agent's pod".to_owned();
     let mut taken_names: BTreeMap<String, String> = reserved
@@ -268,7 +260,7 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             name: name.clone(),
             secret: Some(SecretVolumeSource {
                 // The assets Secret holds every key the Integrations refer to.
-                secret_name: Some(format!("{agent}-secrets")),
+                secret_name: Some(assets_secret_name(agent)),
                 items: Some(items),
                 ..Default::default()
             }),
@@ -283,6 +275,32 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
     subset.options.selector_labels =
         Labels::from([(TYPE_LABEL.to_owned(), "integrations".to_owned())]);
     subset
+}
+
+/// The Integrations each integrations workload runs, decided once per plan: the configs
+/// and the workloads both take them from here, so the pods and their config agree.
+#[derive(Debug, Clone, Default)]
+pub struct Accepted {
+    deployment: IntegrationSubset,
+    daemonset: IntegrationSubset,
+}
+
+impl Accepted {
+    pub fn new(h: &Hierarchy) -> Self {
+        Accepted {
+            deployment: accepted(h, false),
+            daemonset: accepted(h, true),
+        }
+    }
+
+    /// The DaemonSet's subset (`all_nodes`), else the Deployment's.
+    pub fn workload(&self, all_nodes: bool) -> &IntegrationSubset {
+        if all_nodes {
+            &self.daemonset
+        } else {
+            &self.deployment
+        }
+    }
 }
 
 /// Upstream's `mergePodTemplateOptions` with the Integrations' options first: they are taken
@@ -357,7 +375,7 @@ pub fn deployment(
     if subset.integrations.is_empty() {
         return Ok(None);
     }
-    let name = workload_name(cx.h.agent_name(), false);
+    let name = integrations_workload_name(cx.h.agent_name(), false);
     let t = template(cx, subset, &name)?;
     Ok(Some(Deployment {
         metadata: labels::workload_metadata(cx.h, &name, &t.pod_labels),
@@ -384,7 +402,7 @@ pub fn daemonset(
     if subset.integrations.is_empty() {
         return Ok(None);
     }
-    let name = workload_name(cx.h.agent_name(), true);
+    let name = integrations_workload_name(cx.h.agent_name(), true);
     let t = template(cx, subset, &name)?;
     Ok(Some(DaemonSet {
         metadata: labels::workload_metadata(cx.h, &name, &t.pod_labels),

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::discover::Hierarchy;
-use crate::plan::{
+use crate::desired::{
     AGENT_NAME_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, PlanOptions, owner_reference,
 };
+use crate::discover::Hierarchy;
 
 /// The shard a metrics pod belongs to (`"0"` for every other pod that has it).
 pub const SHARD_LABEL: &str = "operator.agent.grafana.com/shard";
@@ -122,7 +122,7 @@ pub fn workload_metadata(h: &Hierarchy, name: &str, pod_labels: &Labels) -> Obje
         namespace: Some(h.agent_namespace().to_owned()),
         labels: Some(labels),
         annotations: (!annotations.is_empty()).then_some(annotations),
-        owner_references: Some(vec![owner_reference(h)]),
+        owner_references: Some(vec![owner_reference(&h.agent)]),
         ..Default::default()
     }
 }

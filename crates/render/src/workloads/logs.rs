@@ -6,11 +6,8 @@ use k8s_openapi::api::core::v1::{HostPathVolumeSource, Volume};
 use super::labels::{self, Labels, TYPE_LABEL};
 use super::metrics::DATA_PATH;
 use super::pod_template::{self, AgentContext, PodOptions, Sourced, field_env, mount, value_env};
+use crate::desired::logs_daemonset_name;
 use crate::rejection::Rejection;
-
-pub fn daemonset_name(agent: &str) -> String {
-    format!("{agent}-logs")
-}
 
 fn host_path_volume(name: &str, path: &str) -> Volume {
     Volume {
@@ -52,7 +49,7 @@ pub fn pod_options() -> PodOptions {
 /// The logs DaemonSet; its pods mount the Secret `<agent>-logs-config`.
 pub fn daemonset(cx: &AgentContext<'_>) -> Result<DaemonSet, Vec<Rejection>> {
     let h = cx.h;
-    let name = daemonset_name(h.agent_name());
+    let name = logs_daemonset_name(h.agent_name());
     let template = pod_template::pod_template(cx, &name, pod_options(), &[])?;
     Ok(DaemonSet {
         metadata: labels::workload_metadata(h, &name, &template.pod_labels),

@@ -10,32 +10,21 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::effective_replicas;
 use super::labels::{self, Labels, OPERATED_AGENT_LABEL, SHARD_LABEL, TYPE_LABEL, rules};
 use super::pod_template::{
     self, AGENT_PORT, AgentContext, PodOptions, Source, Sourced, empty_dir_volume, mount, value_env,
 };
-use super::{effective_replicas, effective_shards};
-use crate::plan::{AGENT_NAME_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, owner_reference};
+use crate::desired::{
+    AGENT_NAME_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE, owner_reference, service_name,
+    statefulset_name,
+};
 use crate::rejection::{Reason, Rejection};
-use crate::sharding;
+use crate::sharding::{self, effective_shards};
 
 /// Where every pod keeps its WAL (and the logs positions file).
 pub const DATA_PATH: &str = "/var/lib/grafana-agent/data";
 const CLAIM_NAME_FIELD: &str = "spec.storage.volumeClaimTemplate.metadata.name";
-
-/// `<agent>-operated`.
-pub fn service_name(agent: &str) -> String {
-    format!("{agent}-operated")
-}
-
-/// Shard 0 is `<agent>`, the others `<agent>-shard-<s>`.
-pub fn statefulset_name(agent: &str, shard: i32) -> String {
-    if shard == 0 {
-        agent.to_owned()
-    } else {
-        format!("{agent}-shard-{shard}")
-    }
-}
 
 /// The user's claim template name, when set.
 fn claim_template_name(storage: Option<&StorageSpec>) -> Option<&str> {
@@ -139,7 +128,7 @@ pub fn service(cx: &AgentContext<'_>) -> Service {
             name: Some(service_name(agent)),
             namespace: Some(h.agent_namespace().to_owned()),
             labels: Some(labels),
-            owner_references: Some(vec![owner_reference(h)]),
+            owner_references: Some(vec![owner_reference(&h.agent)]),
             ..Default::default()
         },
         spec: Some(ServiceSpec {

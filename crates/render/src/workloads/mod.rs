@@ -22,11 +22,11 @@ pub mod strategic_merge;
 
 use api::grafana_agent::MetricsSubsystemSpec;
 use api::schema::{MAX_METRICS_REPLICAS, MAX_METRICS_SHARDS};
-use md5::{Digest, Md5};
 
+use crate::desired::{DesiredObject, PlanOptions, PlannedObject, Subsystem};
 use crate::discover::Hierarchy;
-use crate::plan::{DesiredObject, PlanOptions};
 use crate::rejection::{Reason, Rejection};
+use integrations::Accepted;
 use labels::rules;
 use pod_template::AgentContext;
 
@@ -35,16 +35,8 @@ pub use prune::{ExistingObject, objects_to_delete};
 /// Workloads planned for one agent.
 #[derive(Debug, Default)]
 pub struct WorkloadPlan {
-    pub objects: Vec<DesiredObject>,
+    pub objects: Vec<PlannedObject>,
     pub rejections: Vec<Rejection>,
-}
-
-/// Effective shard count: `shards` when above 1, else 1 (spec 3.6).
-pub fn effective_shards(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
-    metrics
-        .and_then(|m| m.shards)
-        .filter(|s| *s > 1)
-        .unwrap_or(1)
 }
 
 /// Pods per shard: nil gives 1, negative gives 0 (spec 3.6).
@@ -74,6 +66,7 @@ pub fn check_scale(h: &Hierarchy) -> Result<(), Rejection> {
         {
             return Err(Rejection::new(
                 h.agent_ref(),
+                Reason::InvalidValue,
                 field.to_owned(),
                 format!(
                     "{v} is too large: at most {max} is allowed; the metrics config and StatefulSets are left as they are"
@@ -109,19 +102,18 @@ fn check_agent(cx: &AgentContext<'_>) -> Vec<Rejection> {
     rejections
 }
 
-/// Plans the Service, StatefulSets, logs DaemonSet and integrations workloads of `h`.
+/// Plans the Service, StatefulSets, logs DaemonSet and integrations workloads of `h`, the
+/// integrations workloads running the `integrations` accepted for them.
 ///
 /// A subsystem's workloads are planned when it has instances (metrics, logs) or
-/// Integrations (each integrations workload), as upstream. `configs` names the config
-/// Secrets the plan holds; a workload is planned even when its config Secret could not be
-/// rendered (that is reported where it fails), because [`prune::objects_to_delete`] then
-/// keeps the previous config Secret, so running pods keep their last good config.
-pub fn plan(h: &Hierarchy, opts: &PlanOptions, configs: &[String]) -> WorkloadPlan {
-    let _ = configs;
+/// Integrations (each integrations workload), as upstream, even when its config Secret could
+/// not be rendered (that is reported where it fails): [`prune::objects_to_delete`] then keeps
+/// the previous config Secret, so running pods keep their last good config.
+pub fn plan(h: &Hierarchy, opts: &PlanOptions, integrations: &Accepted) -> WorkloadPlan {
     let cx = AgentContext::new(h, opts);
     let mut out = WorkloadPlan::default();
-    let deploy = integrations::accepted(h, false);
-    let daemon = integrations::accepted(h, true);
+    let deploy = integrations.workload(false);
+    let daemon = integrations.workload(true);
     out.rejections.extend(deploy.rejections.iter().cloned());
     out.rejections.extend(daemon.rejections.iter().cloned());
 
@@ -138,45 +130,50 @@ pub fn plan(h: &Hierarchy, opts: &PlanOptions, configs: &[String]) -> WorkloadPl
         return out;
     }
 
+    let mut add = |subsystem: Subsystem, object: DesiredObject| {
+        out.objects.push(PlannedObject::new(subsystem, object));
+    };
+    let mut rejections = Vec::new();
     if !h.metrics.is_empty() {
         let objects = check_scale(h)
             .map_err(|r| vec![r])
             .and_then(|()| metrics::objects(&cx));
         match objects {
             Ok((service, statefulsets)) => {
-                out.objects.push(DesiredObject::Service(service));
-                out.objects
-                    .extend(statefulsets.into_iter().map(DesiredObject::StatefulSet));
+                add(Subsystem::Metrics, DesiredObject::Service(service));
+                for s in statefulsets {
+                    add(Subsystem::Metrics, DesiredObject::StatefulSet(s));
+                }
             }
-            Err(r) => out.rejections.extend(r),
+            Err(r) => rejections.extend(r),
         }
     }
     if !h.logs.is_empty() {
         match logs::daemonset(&cx) {
-            Ok(ds) => out.objects.push(DesiredObject::DaemonSet(ds)),
-            Err(r) => out.rejections.extend(r),
+            Ok(ds) => add(Subsystem::Logs, DesiredObject::DaemonSet(ds)),
+            Err(r) => rejections.extend(r),
         }
     }
-    match integrations::deployment(&cx, &deploy) {
-        Ok(d) => out.objects.extend(d.map(DesiredObject::Deployment)),
-        Err(r) => out.rejections.extend(r),
+    match integrations::deployment(&cx, deploy) {
+        Ok(d) => d.into_iter().for_each(|d| {
+            add(
+                Subsystem::IntegrationsDeployment,
+                DesiredObject::Deployment(d),
+            )
+        }),
+        Err(r) => rejections.extend(r),
     }
-    match integrations::daemonset(&cx, &daemon) {
-        Ok(d) => out.objects.extend(d.map(DesiredObject::DaemonSet)),
-        Err(r) => out.rejections.extend(r),
+    match integrations::daemonset(&cx, daemon) {
+        Ok(d) => d.into_iter().for_each(|d| {
+            add(
+                Subsystem::IntegrationsDaemonSet,
+                DesiredObject::DaemonSet(d),
+            )
+        }),
+        Err(r) => rejections.extend(r),
     }
+    out.rejections.extend(rejections);
     out.rejections.sort();
     out.rejections.dedup();
     out
-}
-
-/// A digest of `object`'s desired content (its canonical JSON), for the controller to skip
-/// writes of objects whose content has not changed. Equal objects give equal digests, across
-/// runs and machines: every map in the k8s-openapi types is ordered.
-pub fn content_hash(object: &DesiredObject) -> String {
-    let json = serde_json::to_vec(object).unwrap_or_default();
-    Md5::digest(&json)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

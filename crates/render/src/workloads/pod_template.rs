@@ -19,9 +19,9 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use super::labels::{self, Labels, rules};
 use super::strategic_merge;
 use crate::assets::ASSETS_MOUNT_PATH;
+use crate::desired::{PlanOptions, assets_secret_name};
 use crate::discover::Hierarchy;
 use crate::input_ref::InputRef;
-use crate::plan::PlanOptions;
 use crate::rejection::{Reason, Rejection};
 
 pub const DEFAULT_AGENT_VERSION: &str = "v0.44.8";
@@ -280,7 +280,7 @@ fn base_volumes(h: &Hierarchy, template_name: &str) -> Vec<Volume> {
     vec![
         secret_volume("config", &format!("{template_name}-config")),
         empty_dir_volume("config-out", EmptyDirVolumeSource::default()),
-        secret_volume("secrets", &format!("{}-secrets", h.agent_name())),
+        secret_volume("secrets", &assets_secret_name(h.agent_name())),
     ]
 }
 

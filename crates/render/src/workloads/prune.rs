@@ -18,17 +18,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
-use super::integrations::workload_name;
-use super::logs::daemonset_name;
-use super::metrics::{service_name, statefulset_name};
+use crate::desired::{MANAGED_BY_LABEL, MANAGED_BY_VALUE, PlannedObject, Subsystem};
 use crate::discover::Hierarchy;
-use crate::plan::{DesiredObject, MANAGED_BY_LABEL, MANAGED_BY_VALUE};
 
 /// What the controller knows about an object that exists in the cluster.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExistingObject {
     /// `Secret`, `Service`, `StatefulSet`, `DaemonSet` or `Deployment`, as
-    /// [`DesiredObject::kind`] names them.
+    /// [`crate::desired::DesiredObject::kind`] names them.
     pub kind: String,
     pub namespace: String,
     pub name: String,
@@ -36,69 +33,14 @@ pub struct ExistingObject {
     pub owner_references: Vec<OwnerReference>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Subsystem {
-    /// The assets Secret: always enabled; planned unless its values exceed the Secret limit.
-    Assets,
-    Metrics,
-    Logs,
-    IntegrationsDeployment,
-    IntegrationsDaemonSet,
-    /// Anything else the agent owns and manages (e.g. from an older operator version).
-    Other,
-}
-
-fn subsystem(agent: &str, kind: &str, name: &str) -> Subsystem {
-    let suffix = name.strip_prefix(agent).unwrap_or("\0");
-    match (kind, suffix) {
-        ("Secret", "-secrets") => Subsystem::Assets,
-        ("Secret", "-config") | ("Service", "-operated") | ("StatefulSet", _) => Subsystem::Metrics,
-        ("Secret", "-logs-config") | ("DaemonSet", "-logs") => Subsystem::Logs,
-        ("Secret", "-integrations-deploy-config") | ("Deployment", "-integrations-deploy") => {
-            Subsystem::IntegrationsDeployment
-        }
-        ("Secret", "-integrations-ds-config") | ("DaemonSet", "-integrations-ds") => {
-            Subsystem::IntegrationsDaemonSet
-        }
-        _ => Subsystem::Other,
-    }
-}
-
 /// Whether the subsystem should run: it has instances or integrations.
 fn enabled(h: &Hierarchy, s: Subsystem) -> bool {
     match s {
-        Subsystem::Assets => true,
+        Subsystem::Shared => true,
         Subsystem::Metrics => !h.metrics.is_empty(),
         Subsystem::Logs => !h.logs.is_empty(),
         Subsystem::IntegrationsDeployment => h.integrations.iter().any(|i| !i.spec.type_.all_nodes),
         Subsystem::IntegrationsDaemonSet => h.integrations.iter().any(|i| i.spec.type_.all_nodes),
-        Subsystem::Other => false,
-    }
-}
-
-/// The objects a completely planned subsystem consists of (the metrics shards past 0 vary
-/// with the shard count and are left out).
-fn expected(agent: &str, s: Subsystem) -> Vec<(&'static str, String)> {
-    match s {
-        Subsystem::Assets => vec![("Secret", format!("{agent}-secrets"))],
-        Subsystem::Metrics => vec![
-            ("Secret", format!("{agent}-config")),
-            ("Service", service_name(agent)),
-            ("StatefulSet", statefulset_name(agent, 0)),
-        ],
-        Subsystem::Logs => vec![
-            ("Secret", format!("{agent}-logs-config")),
-            ("DaemonSet", daemonset_name(agent)),
-        ],
-        Subsystem::IntegrationsDeployment => {
-            let name = workload_name(agent, false);
-            vec![("Secret", format!("{name}-config")), ("Deployment", name)]
-        }
-        Subsystem::IntegrationsDaemonSet => {
-            let name = workload_name(agent, true);
-            vec![("Secret", format!("{name}-config")), ("DaemonSet", name)]
-        }
-        Subsystem::Other => Vec::new(),
     }
 }
 
@@ -106,18 +48,17 @@ fn expected(agent: &str, s: Subsystem) -> Vec<(&'static str, String)> {
 /// agent of `h`) is applied.
 pub fn objects_to_delete<'a>(
     h: &Hierarchy,
-    desired: &[DesiredObject],
+    desired: &[PlannedObject],
     existing: &'a [ExistingObject],
 ) -> Vec<&'a ExistingObject> {
     let agent = h.agent_name();
     let namespace = h.agent_namespace();
     let uid = h.agent.metadata.uid.as_deref().unwrap_or_default();
     let planned: BTreeSet<(&str, &str)> = desired.iter().map(|o| (o.kind(), o.name())).collect();
-    let complete = |s: Subsystem| {
-        expected(agent, s)
-            .iter()
-            .all(|(kind, name)| planned.contains(&(*kind, name.as_str())))
-    };
+    let planned_kinds: BTreeSet<(Subsystem, &str)> =
+        desired.iter().map(|o| (o.subsystem, o.kind())).collect();
+    // Every kind the subsystem consists of is planned: it was built whole.
+    let complete = |s: Subsystem| s.kinds().iter().all(|k| planned_kinds.contains(&(s, *k)));
     existing
         .iter()
         .filter(|o| {
@@ -130,8 +71,10 @@ pub fn objects_to_delete<'a>(
             if planned.contains(&(o.kind.as_str(), o.name.as_str())) {
                 return false;
             }
-            let s = subsystem(agent, &o.kind, &o.name);
-            !enabled(h, s) || complete(s)
+            // Anything else the agent owns and manages (e.g. from an older operator version)
+            // belongs to no subsystem and goes.
+            Subsystem::of_existing(agent, &o.kind, &o.name)
+                .is_none_or(|s| !enabled(h, s) || complete(s))
         })
         .collect()
 }

@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use render::PlanOptions;
 use render::manifest::Loader;
 use render::output::{objects_stream, plan_all};
-use render::plan::{Plan, PlanOptions};
+use render::plan::Plan;
 
 /// Everything one case produced.
 pub struct CaseOutput {

@@ -17,7 +17,7 @@ use crate::config::common::{
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 use crate::sharding;
-use crate::workloads::effective_shards;
+use crate::sharding::effective_shards;
 
 use super::validate::{self, DEFAULT_SCRAPE_INTERVAL_MS};
 

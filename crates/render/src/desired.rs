@@ -1,0 +1,357 @@
+//! What the operator wants to exist for one GrafanaAgent, as every module names it: the
+//! objects and the subsystem each belongs to, their names, the labels and owner reference
+//! they all carry, and the operator options that shape them.
+//!
+//! A leaf of the crate's module graph: the config renderers, the workloads and the plan all
+//! use these names, and none of them has to reach into another for them.
+
+use std::collections::BTreeMap;
+
+use api::grafana_agent::GrafanaAgent;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use kube::core::Resource;
+use serde::Serialize;
+
+/// The label every object the operator manages carries (deletion only touches these).
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub const MANAGED_BY_VALUE: &str = "grafana-agent-operator";
+/// The label naming the GrafanaAgent an object belongs to.
+pub const AGENT_NAME_LABEL: &str = "operator.agent.grafana.com/name";
+/// The data key of every config Secret.
+pub const CONFIG_KEY: &str = "agent.yml";
+/// Configs longer than this are gzip-compressed, as upstream (the reloader gunzips them).
+pub const GZIP_THRESHOLD: usize = 100 * 1024;
+/// The API server's limit on the data of one Secret.
+pub const SECRET_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// Operator-wide settings that shape the plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `--labels`: added to config Secrets, the Service, pod templates and selectors; they win
+    /// over the operator's own labels on collision (spec 3.2).
+    pub labels: BTreeMap<String, String>,
+    /// The operator's version, sanitized into the pods' `app.kubernetes.io/version` label.
+    pub operator_version: String,
+}
+
+/// The part of an agent an object serves. A subsystem runs while it has instances (metrics,
+/// logs) or Integrations (each integrations workload); its objects are applied together and
+/// pruned together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Subsystem {
+    /// Agent-wide: the assets Secret every workload mounts.
+    Shared,
+    Metrics,
+    Logs,
+    /// The integrations Deployment (`allNodes: false`) and its config.
+    IntegrationsDeployment,
+    /// The integrations DaemonSet (`allNodes: true`) and its config.
+    IntegrationsDaemonSet,
+}
+
+impl Subsystem {
+    /// The subsystems with a config Secret, in upstream's apply order.
+    pub const WITH_CONFIG: [Subsystem; 4] = [
+        Subsystem::Metrics,
+        Subsystem::Logs,
+        Subsystem::IntegrationsDeployment,
+        Subsystem::IntegrationsDaemonSet,
+    ];
+
+    /// The integrations subsystem whose workload runs Integrations with this `allNodes`.
+    pub fn integrations(all_nodes: bool) -> Subsystem {
+        if all_nodes {
+            Subsystem::IntegrationsDaemonSet
+        } else {
+            Subsystem::IntegrationsDeployment
+        }
+    }
+
+    /// The name of the subsystem's config Secret (none for [`Subsystem::Shared`]): its
+    /// workload's name (shard 0's for metrics) with `-config`.
+    pub fn config_secret_name(self, agent: &str) -> Option<String> {
+        let workload = match self {
+            Subsystem::Shared => return None,
+            Subsystem::Metrics => statefulset_name(agent, 0),
+            Subsystem::Logs => logs_daemonset_name(agent),
+            Subsystem::IntegrationsDeployment => integrations_workload_name(agent, false),
+            Subsystem::IntegrationsDaemonSet => integrations_workload_name(agent, true),
+        };
+        Some(format!("{workload}-config"))
+    }
+
+    /// The kinds a completely planned subsystem holds at least one object of.
+    pub fn kinds(self) -> &'static [&'static str] {
+        match self {
+            Subsystem::Shared => &["Secret"],
+            Subsystem::Metrics => &["Secret", "Service", "StatefulSet"],
+            Subsystem::Logs | Subsystem::IntegrationsDaemonSet => &["Secret", "DaemonSet"],
+            Subsystem::IntegrationsDeployment => &["Secret", "Deployment"],
+        }
+    }
+
+    /// The subsystem of an object of this agent that exists in the cluster, from the names
+    /// the operator gives its objects (an existing object carries no other trace of it);
+    /// `None` for anything else the agent owns.
+    pub fn of_existing(agent: &str, kind: &str, name: &str) -> Option<Subsystem> {
+        if kind == "StatefulSet" {
+            // Any shard: their number changes.
+            return Some(Subsystem::Metrics);
+        }
+        let objects = [
+            ("Secret", assets_secret_name(agent), Subsystem::Shared),
+            ("Service", service_name(agent), Subsystem::Metrics),
+            ("DaemonSet", logs_daemonset_name(agent), Subsystem::Logs),
+            (
+                "Deployment",
+                integrations_workload_name(agent, false),
+                Subsystem::IntegrationsDeployment,
+            ),
+            (
+                "DaemonSet",
+                integrations_workload_name(agent, true),
+                Subsystem::IntegrationsDaemonSet,
+            ),
+        ];
+        let configs = Subsystem::WITH_CONFIG
+            .into_iter()
+            .filter_map(|s| Some(("Secret", s.config_secret_name(agent)?, s)));
+        objects
+            .into_iter()
+            .chain(configs)
+            .find(|(k, n, _)| *k == kind && n == name)
+            .map(|(_, _, s)| s)
+    }
+
+    /// Upstream's actor order (spec 3.1): assets, metrics, logs, then both integrations
+    /// workloads (their configs first, then the Deployment, then the DaemonSet).
+    fn apply_rank(self) -> u8 {
+        match self {
+            Subsystem::Shared => 0,
+            Subsystem::Metrics => 1,
+            Subsystem::Logs => 2,
+            Subsystem::IntegrationsDeployment | Subsystem::IntegrationsDaemonSet => 3,
+        }
+    }
+}
+
+/// `<agent>-secrets`, the Secret holding every referenced Secret and ConfigMap value.
+pub fn assets_secret_name(agent: &str) -> String {
+    format!("{agent}-secrets")
+}
+
+/// `<agent>-operated`, the metrics StatefulSets' governing Service.
+pub fn service_name(agent: &str) -> String {
+    format!("{agent}-operated")
+}
+
+/// Metrics shard 0 is `<agent>`, the others `<agent>-shard-<s>`.
+pub fn statefulset_name(agent: &str, shard: i32) -> String {
+    if shard == 0 {
+        agent.to_owned()
+    } else {
+        format!("{agent}-shard-{shard}")
+    }
+}
+
+/// `<agent>-logs`.
+pub fn logs_daemonset_name(agent: &str) -> String {
+    format!("{agent}-logs")
+}
+
+/// `<agent>-integrations-deploy` or `<agent>-integrations-ds`.
+pub fn integrations_workload_name(agent: &str, all_nodes: bool) -> String {
+    if all_nodes {
+        format!("{agent}-integrations-ds")
+    } else {
+        format!("{agent}-integrations-deploy")
+    }
+}
+
+/// The ownerReference every generated object carries: a controller reference (fix for Q22),
+/// so edits and deletions of any of them are repaired. kube-core's `controller_owner_ref` is
+/// the same reference except that it leaves `blockOwnerDeletion` unset (we set it, as
+/// upstream, so a foreground deletion of the agent waits for its objects) and gives nothing
+/// for an agent without a UID (one read from files: its objects get an empty one).
+pub fn owner_reference(agent: &GrafanaAgent) -> OwnerReference {
+    OwnerReference {
+        api_version: GrafanaAgent::api_version(&()).into_owned(),
+        kind: GrafanaAgent::kind(&()).into_owned(),
+        name: agent.meta().name.clone().unwrap_or_default(),
+        uid: agent.meta().uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+/// One object to create or update.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum DesiredObject {
+    Secret(Secret),
+    Service(Service),
+    StatefulSet(StatefulSet),
+    DaemonSet(DaemonSet),
+    Deployment(Deployment),
+}
+
+impl DesiredObject {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DesiredObject::Secret(_) => "Secret",
+            DesiredObject::Service(_) => "Service",
+            DesiredObject::StatefulSet(_) => "StatefulSet",
+            DesiredObject::DaemonSet(_) => "DaemonSet",
+            DesiredObject::Deployment(_) => "Deployment",
+        }
+    }
+
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            DesiredObject::Secret(o) => &o.metadata,
+            DesiredObject::Service(o) => &o.metadata,
+            DesiredObject::StatefulSet(o) => &o.metadata,
+            DesiredObject::DaemonSet(o) => &o.metadata,
+            DesiredObject::Deployment(o) => &o.metadata,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        self.metadata().name.as_deref().unwrap_or_default()
+    }
+
+    /// Within a subsystem, upstream applies config before the Service before the workloads.
+    fn kind_rank(&self) -> u8 {
+        match self {
+            DesiredObject::Secret(_) => 0,
+            DesiredObject::Service(_) => 1,
+            DesiredObject::StatefulSet(_) => 2,
+            DesiredObject::Deployment(_) => 3,
+            DesiredObject::DaemonSet(_) => 4,
+        }
+    }
+}
+
+/// A desired object and the subsystem it serves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedObject {
+    pub subsystem: Subsystem,
+    pub object: DesiredObject,
+}
+
+impl PlannedObject {
+    pub fn new(subsystem: Subsystem, object: DesiredObject) -> Self {
+        PlannedObject { subsystem, object }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        self.object.kind()
+    }
+
+    pub fn name(&self) -> &str {
+        self.object.name()
+    }
+
+    /// The key that sorts a plan into upstream's apply order (spec 3.1).
+    pub fn apply_order(&self) -> (u8, u8, &str) {
+        (
+            self.subsystem.apply_rank(),
+            self.object.kind_rank(),
+            self.name(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_generated_name_maps_back_to_its_subsystem() {
+        let agent = "a";
+        let named = [
+            ("Secret", assets_secret_name(agent), Subsystem::Shared),
+            ("Secret", "a-config".to_owned(), Subsystem::Metrics),
+            ("Service", service_name(agent), Subsystem::Metrics),
+            (
+                "StatefulSet",
+                statefulset_name(agent, 0),
+                Subsystem::Metrics,
+            ),
+            (
+                "StatefulSet",
+                statefulset_name(agent, 7),
+                Subsystem::Metrics,
+            ),
+            ("Secret", "a-logs-config".to_owned(), Subsystem::Logs),
+            ("DaemonSet", logs_daemonset_name(agent), Subsystem::Logs),
+            (
+                "Secret",
+                "a-integrations-deploy-config".to_owned(),
+                Subsystem::IntegrationsDeployment,
+            ),
+            (
+                "Deployment",
+                integrations_workload_name(agent, false),
+                Subsystem::IntegrationsDeployment,
+            ),
+            (
+                "Secret",
+                "a-integrations-ds-config".to_owned(),
+                Subsystem::IntegrationsDaemonSet,
+            ),
+            (
+                "DaemonSet",
+                integrations_workload_name(agent, true),
+                Subsystem::IntegrationsDaemonSet,
+            ),
+        ];
+        for (kind, name, subsystem) in named {
+            assert_eq!(
+                Subsystem::of_existing(agent, kind, &name),
+                Some(subsystem),
+                "{kind} {name}"
+            );
+        }
+        for (kind, name) in [
+            ("Secret", "a-other"),
+            ("DaemonSet", "a-config"),
+            ("Secret", "b-config"),
+        ] {
+            assert_eq!(
+                Subsystem::of_existing(agent, kind, name),
+                None,
+                "{kind} {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_owner_reference_is_kubes_controller_reference_that_blocks_deletion() {
+        let mut agent = GrafanaAgent::new("a", Default::default());
+        let from_files = owner_reference(&agent);
+        assert_eq!(
+            (from_files.api_version.as_str(), from_files.kind.as_str()),
+            ("monitoring.grafana.com/v1alpha1", "GrafanaAgent")
+        );
+        assert_eq!(
+            (from_files.name.as_str(), from_files.uid.as_str()),
+            ("a", "")
+        );
+        assert_eq!(agent.controller_owner_ref(&()), None);
+
+        agent.metadata.uid = Some("u-1".to_owned());
+        let ours = owner_reference(&agent);
+        let kubes = agent.controller_owner_ref(&()).expect("a UID");
+        assert_eq!(ours.block_owner_deletion, Some(true));
+        assert_eq!(
+            ours,
+            OwnerReference {
+                block_owner_deletion: Some(true),
+                ..kubes
+            }
+        );
+    }
+}
