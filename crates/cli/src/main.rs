@@ -6,6 +6,7 @@
 
 mod inputs;
 mod run;
+mod runtime_flags;
 
 use std::io::Write;
 use std::process::ExitCode;

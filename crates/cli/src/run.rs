@@ -2,11 +2,15 @@
 //! usual kubeconfig (`KUBECONFIG`, `~/.kube/config`) or in-cluster configuration points at.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use controller::runtime::{Runtime, Term, termination_signal};
 use controller::{Metrics, Operator, OperatorConfig};
 use prometheus_client::registry::Registry;
+
+use crate::runtime_flags::RuntimeFlags;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -23,16 +27,12 @@ pub struct RunArgs {
     /// The operator version shown in the pods' app.kubernetes.io/version label.
     #[arg(long, default_value = concat!("v", env!("CARGO_PKG_VERSION")))]
     operator_version: String,
+    #[command(flatten)]
+    runtime: RuntimeFlags,
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    controller::logging::init(args.runtime.log_level, args.runtime.log_format)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -44,6 +44,7 @@ async fn serve(args: RunArgs) -> Result<()> {
     let client = kube::Client::try_default()
         .await
         .context("connecting to the cluster (KUBECONFIG, ~/.kube/config or in-cluster)")?;
+    let runtime_config = args.runtime.runtime_config(client.default_namespace())?;
     let mut config = OperatorConfig::new(args.operator_version);
     config.namespace = args.namespace;
     config.agent_selector = args.agent_selector.filter(|s| !s.trim().is_empty());
@@ -51,36 +52,21 @@ async fn serve(args: RunArgs) -> Result<()> {
     config.instance = std::env::var("POD_NAME").ok();
     let mut registry = Registry::default();
     let metrics = Metrics::new(&mut registry);
-    let operator = Operator::new(client, config, metrics);
-    operator
-        .run(shutdown_signal())
-        .await
-        .context("running the controller")?;
-    Ok(())
-}
-
-/// Resolves on SIGTERM or Ctrl-C.
-async fn shutdown_signal() {
-    let interrupt = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
+    let runtime = Runtime::new(runtime_config, &mut registry);
+    let bound = runtime.bind(client.clone(), Arc::new(registry)).await?;
+    let shutdown = termination_signal()?;
+    // One term per leadership: a fresh Operator (and caches) each time this process leads.
+    let outcome = bound
+        .run(shutdown, |term: Term| {
+            let operator = Operator::new(client.clone(), config.clone(), metrics.clone());
+            let readiness = operator.readiness();
+            term.ready.set(move || readiness.is_ready());
+            let stop = term.stop;
+            operator.run(async move { stop.cancelled().await })
+        })
+        .await?;
+    match outcome {
+        Some(result) => result.context("running the controller"),
+        None => Ok(()),
     }
-    tracing::info!("shutting down: finishing the reconciles in flight");
 }

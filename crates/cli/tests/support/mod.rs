@@ -285,12 +285,32 @@ pub struct OperatorProcess {
 
 impl OperatorProcess {
     pub fn start(cluster: &Cluster, log_level: &str, extra: &[&str]) -> OperatorProcess {
-        let log = cluster
-            .dir
-            .join(format!("operator-{}.log", extra.join("_")));
+        let name: String = extra
+            .join("_")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let log = cluster.dir.join(format!("operator-{name}.log"));
         let file = std::fs::File::create(&log).expect("log file");
+        // Loopback and a free port, unless the test chose: the default `:8080` would clash
+        // between tests running at the same time.
+        let metrics = if extra
+            .iter()
+            .any(|a| a.starts_with("--metrics-listen-address"))
+        {
+            None
+        } else {
+            Some("--metrics-listen-address=127.0.0.1:0")
+        };
         let child = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
             .arg("run")
+            .args(metrics)
             .args(extra)
             .env("KUBECONFIG", &cluster.kubeconfig)
             .env("RUST_LOG", log_level)
