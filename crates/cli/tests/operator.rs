@@ -340,7 +340,10 @@ spec:
 
     // At debug level, no Secret value was ever logged.
     let log = operator.stop();
-    assert!(log.contains("DEBUG"), "the operator ran at debug level");
+    assert!(
+        log.contains("level=debug"),
+        "the operator ran at debug level"
+    );
     for value in SECRET_VALUES {
         assert!(!log.contains(value), "the operator logged a Secret value");
     }
