@@ -1,9 +1,12 @@
 //! `agent-operator`: deploys and configures Grafana Agent from custom resources.
 //!
 //! * `render`: what the operator would create for the GrafanaAgents in some manifests, offline;
-//! * `crds`: the CustomResourceDefinitions it reads (`--reference`: their Markdown reference).
+//! * `crds`: the CustomResourceDefinitions it reads (`--reference`: their Markdown reference);
+//! * `run`: the operator, reconciling a cluster.
 
 mod inputs;
+mod run;
+mod runtime_flags;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -65,6 +68,9 @@ enum Command {
         #[arg(long)]
         reference: bool,
     },
+    /// Run the operator: reconcile the GrafanaAgents of the cluster KUBECONFIG (or the
+    /// in-cluster configuration) points at until SIGTERM or Ctrl-C.
+    Run(run::RunArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -97,6 +103,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => {
+            run::run(args)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Crds {
             reference: true, ..
         } => {

@@ -346,6 +346,30 @@ fn immutable_field_causes(info: &ResourceInfo, old: &Value, new: &Value) -> Vec<
     causes
 }
 
+/// A real API server moves a Secret's `stringData` into `data` (base64, winning over the
+/// same key in `data`) on every write, and never stores `stringData`.
+fn fold_string_data(info: &ResourceInfo, object: &mut Value) {
+    use base64::Engine;
+    if !(info.group.is_empty() && info.plural == "secrets") {
+        return;
+    }
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(strings)) = map.remove("stringData") else {
+        return;
+    };
+    let data = map.entry("data").or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    for (key, value) in strings {
+        if let Some(text) = value.as_str() {
+            data[key] = json!(base64::engine::general_purpose::STANDARD.encode(text));
+        }
+    }
+}
+
 fn gone_for(resource_version: u64, oldest: u64) -> ApiError {
     ApiError::expired(format!(
         "too old resource version: {resource_version} ({oldest})"
@@ -896,6 +920,7 @@ impl State {
     ) -> Result<Arc<Value>, ApiError> {
         Self::check_type(info, &mut object)?;
         Self::check_namespace(info, namespace, &mut object)?;
+        fold_string_data(info, &mut object);
         let store_key = info.store_key();
         let generate_name = object["metadata"]["generateName"]
             .as_str()
@@ -1133,6 +1158,7 @@ impl State {
             }
             return Ok(updated);
         }
+        fold_string_data(info, &mut proposed);
         {
             let current_metadata = current["metadata"].as_object().cloned().unwrap_or_default();
             let metadata = metadata_mut(&mut proposed);

@@ -1825,3 +1825,44 @@ async fn kinds_of_every_group_round_trip() {
     // Owner reference kinds resolve through the Resource trait, as controllers build them.
     assert_eq!(ConfigMap::kind(&()), "ConfigMap");
 }
+
+#[tokio::test]
+async fn secret_string_data_is_stored_as_data() {
+    let (_server, client) = start().await;
+    let secrets: Api<Secret> = Api::namespaced(client, "default");
+    let created = secrets
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "metadata": {"name": "s"},
+                "data": {"kept": "YQ==", "over": "YQ=="},
+                "stringData": {"over": "b", "added": "c"},
+            }))
+            .expect("secret"),
+        )
+        .await
+        .expect("create");
+    let data = |s: &Secret| -> BTreeMap<String, Vec<u8>> {
+        s.data
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, v.0))
+            .collect()
+    };
+    let expected = BTreeMap::from([
+        ("added".to_owned(), b"c".to_vec()),
+        ("kept".to_owned(), b"a".to_vec()),
+        ("over".to_owned(), b"b".to_vec()),
+    ]);
+    assert_eq!(data(&created), expected);
+    assert_eq!(created.string_data, None);
+
+    let patch = json!({"stringData": {"kept": "d"}});
+    let patched = secrets
+        .patch("s", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("patch");
+    assert_eq!(data(&patched)["kept"], b"d");
+    assert_eq!(patched.string_data, None);
+}

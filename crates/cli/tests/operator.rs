@@ -1,0 +1,355 @@
+//! End to end: the real `agent-operator run` binary against an API server, driven with kubectl
+//! as a user would. After every change the operator's objects must equal, in every field
+//! `render` prints, what `render` prints for the inputs the cluster then holds.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{Backend, Cluster, OperatorProcess, eventually};
+
+/// The example Secrets' values, which must never appear in the operator's output.
+const SECRET_VALUES: &[&str] = &["not-a-real-password", "rotated-password-value"];
+
+fn quiet_period() -> Duration {
+    Duration::from_secs(3)
+}
+
+/// Writes the server served over a quiet period, by (verb, resource).
+fn writes_during_quiet_period(cluster: &Cluster) -> Vec<((String, String), u64)> {
+    let counters = cluster.server.counters();
+    counters.reset();
+    std::thread::sleep(quiet_period());
+    counters
+        .snapshot()
+        .into_iter()
+        .filter(|((verb, _), _)| !matches!(verb.as_str(), "get" | "list" | "watch"))
+        .collect()
+}
+
+fn agent_status(cluster: &Cluster) -> Value {
+    cluster.get_json(&["grafanaagent", "-n", "monitoring", "agent"])["status"].clone()
+}
+
+fn warning_events_on(cluster: &Cluster, namespace: &str, kind: &str, name: &str) -> Vec<String> {
+    let events = cluster.get_json(&["events.v1.events.k8s.io", "-n", namespace]);
+    events["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| {
+            e["type"] == "Warning"
+                && e["reason"] == "InvalidConfiguration"
+                && e["regarding"]["kind"] == kind
+                && e["regarding"]["name"] == name
+        })
+        .map(|e| e["note"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+async fn scenario_follows_every_change(backend: Backend) {
+    let cluster = Cluster::start(backend, "follows").await;
+    cluster.kubectl(&["apply", "-f", "examples/"]);
+    let operator = OperatorProcess::start(&cluster, "debug", &[]);
+
+    // The examples: every object appears and equals render's.
+    cluster.converge("the examples are applied");
+    let names: Vec<String> = cluster
+        .managed()
+        .keys()
+        .map(|(kind, _, name)| format!("{kind}/{name}"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "DaemonSet/agent-integrations-ds",
+            "DaemonSet/agent-logs",
+            "Deployment/agent-integrations-deploy",
+            "Secret/agent-config",
+            "Secret/agent-integrations-deploy-config",
+            "Secret/agent-integrations-ds-config",
+            "Secret/agent-logs-config",
+            "Secret/agent-secrets",
+            "Service/agent-operated",
+            "StatefulSet/agent",
+            "StatefulSet/agent-shard-1",
+        ]
+    );
+    let status = agent_status(&cluster);
+    assert_eq!(status["serviceMonitors"], 1, "{status}");
+    assert_eq!(status["shards"], 2, "{status}");
+
+    // Idle: no write at all.
+    cluster.settle();
+    assert_eq!(
+        writes_during_quiet_period(&cluster),
+        [],
+        "an idle operator writes"
+    );
+
+    // One ServiceMonitor edit: exactly one config Secret write, at most one status write.
+    let counters = cluster.server.counters();
+    counters.reset();
+    cluster.kubectl(&[
+        "patch",
+        "servicemonitor",
+        "-n",
+        "shop",
+        "checkout",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/endpoints/0/interval","value":"20s"}]"#,
+    ]);
+    cluster.converge("a ServiceMonitor edit");
+    cluster.settle();
+    assert_eq!(counters.writes("secrets"), 1, "{:?}", counters.snapshot());
+    assert!(counters.writes("grafanaagents/status") <= 1);
+    for kind in ["statefulsets", "daemonsets", "deployments", "services"] {
+        assert_eq!(
+            counters.writes(kind),
+            0,
+            "{kind}: {:?}",
+            counters.snapshot()
+        );
+    }
+    assert!(
+        cluster
+            .config_text("monitoring", "agent-config")
+            .contains("scrape_interval: '20s'")
+    );
+
+    // A new ServiceMonitor, then its deletion.
+    cluster.apply(
+        "apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: cart, namespace: shop, labels: {instance: primary}}
+spec:
+  selector: {matchLabels: {app: cart}}
+  endpoints: [{port: web}]
+",
+    );
+    cluster.converge("a ServiceMonitor added");
+    assert!(
+        cluster
+            .config_text("monitoring", "agent-config")
+            .contains("serviceMonitor/shop/cart/0")
+    );
+    cluster.kubectl(&["delete", "servicemonitor", "-n", "shop", "cart"]);
+    cluster.converge("a ServiceMonitor deleted");
+    assert!(
+        !cluster
+            .config_text("monitoring", "agent-config")
+            .contains("serviceMonitor/shop/cart/0")
+    );
+
+    // A referenced Secret changes: the assets follow.
+    cluster.kubectl(&[
+        "patch",
+        "secret",
+        "-n",
+        "monitoring",
+        "mimir-credentials",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"stringData":{"password":"rotated-password-value"}}"#,
+    ]);
+    cluster.converge("a referenced Secret changed");
+
+    // Relabelling the namespace takes its monitors out of the selector.
+    cluster.kubectl(&[
+        "label",
+        "namespace",
+        "shop",
+        "team=elsewhere",
+        "--overwrite",
+    ]);
+    cluster.converge("a Namespace relabelled");
+    let config = cluster.config_text("monitoring", "agent-config");
+    assert!(!config.contains("serviceMonitor/shop/checkout"), "{config}");
+    cluster.kubectl(&["label", "namespace", "shop", "team=shop", "--overwrite"]);
+    cluster.converge("the Namespace labelled back");
+    assert!(
+        cluster
+            .config_text("monitoring", "agent-config")
+            .contains("serviceMonitor/shop/checkout")
+    );
+
+    // An object moving out of its selector leaves the config.
+    cluster.kubectl(&[
+        "label",
+        "podmonitor",
+        "-n",
+        "shop",
+        "payments",
+        "instance=other",
+        "--overwrite",
+    ]);
+    cluster.converge("a PodMonitor moved out of its selector");
+    assert!(
+        !cluster
+            .config_text("monitoring", "agent-config")
+            .contains("podMonitor/shop/payments")
+    );
+
+    // Shards 2 -> 3 -> 1: the extra StatefulSets go.
+    for shards in ["3", "1"] {
+        cluster.kubectl(&[
+            "patch",
+            "grafanaagent",
+            "-n",
+            "monitoring",
+            "agent",
+            "--type",
+            "merge",
+            "-p",
+            &format!(r#"{{"spec":{{"metrics":{{"shards":{shards}}}}}}}"#),
+        ]);
+        cluster.converge(&format!("{shards} shards"));
+    }
+    let statefulsets: Vec<String> = cluster
+        .managed()
+        .keys()
+        .filter(|(kind, _, _)| kind == "StatefulSet")
+        .map(|(_, _, name)| name.clone())
+        .collect();
+    assert_eq!(statefulsets, ["agent"]);
+
+    // An invalid ServiceMonitor: reported in the agent's status and on itself; the valid
+    // ones stay configured.
+    cluster.apply(
+        "apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: broken, namespace: shop, labels: {instance: primary}}
+spec:
+  selector: {matchLabels: {app: broken}}
+  endpoints:
+  - port: web
+    metricRelabelings: [{sourceLabels: [__name__], regex: '(unclosed', action: drop}]
+",
+    );
+    cluster.converge("an invalid ServiceMonitor added");
+    let status = eventually(
+        "the rejection shows in the status",
+        Duration::from_secs(30),
+        || {
+            let status = agent_status(&cluster);
+            let reconciled = status["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["type"] == "Reconciled")
+                .cloned()
+                .unwrap_or_default();
+            match reconciled["message"].as_str() {
+                Some(m) if m.contains("ServiceMonitor shop/broken") => Ok(reconciled),
+                _ => Err(format!("{status}")),
+            }
+        },
+    );
+    assert_eq!(status["reason"], "InvalidConfiguration");
+    assert_eq!(status["status"], "False");
+    let notes = eventually(
+        "a Warning Event on the ServiceMonitor",
+        Duration::from_secs(30),
+        || {
+            let notes = warning_events_on(&cluster, "shop", "ServiceMonitor", "broken");
+            if notes.is_empty() {
+                Err("none yet".to_owned())
+            } else {
+                Ok(notes)
+            }
+        },
+    );
+    assert!(notes.iter().all(|n| n.contains("regex")), "{notes:?}");
+    let config = cluster.config_text("monitoring", "agent-config");
+    assert!(config.contains("serviceMonitor/shop/checkout"), "{config}");
+    assert!(!config.contains("serviceMonitor/shop/broken"), "{config}");
+    // Not announced again while nothing changes.
+    cluster.settle();
+    let before = warning_events_on(&cluster, "shop", "ServiceMonitor", "broken").len();
+    assert_eq!(writes_during_quiet_period(&cluster), []);
+    assert_eq!(
+        warning_events_on(&cluster, "shop", "ServiceMonitor", "broken").len(),
+        before
+    );
+
+    // Paused: no write at all for the agent, even when its inputs change.
+    cluster.kubectl(&[
+        "patch",
+        "grafanaagent",
+        "-n",
+        "monitoring",
+        "agent",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"paused":true}}"#,
+    ]);
+    cluster.settle();
+    let counters = cluster.server.counters();
+    counters.reset();
+    cluster.kubectl(&["delete", "servicemonitor", "-n", "shop", "broken"]);
+    std::thread::sleep(quiet_period());
+    let operator_writes: Vec<_> = counters
+        .snapshot()
+        .into_iter()
+        .filter(|((verb, resource), _)| {
+            !matches!(verb.as_str(), "get" | "list" | "watch") && resource != "servicemonitors"
+        })
+        .collect();
+    assert_eq!(operator_writes, [], "a paused agent's objects were written");
+    cluster.kubectl(&[
+        "patch",
+        "grafanaagent",
+        "-n",
+        "monitoring",
+        "agent",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"paused":false}}"#,
+    ]);
+    cluster.converge("unpaused");
+
+    // Removing every MetricsInstance removes the metrics objects.
+    cluster.kubectl(&["delete", "metricsinstances", "--all", "-n", "monitoring"]);
+    cluster.converge("no MetricsInstance");
+    assert!(
+        !cluster
+            .managed()
+            .keys()
+            .any(|(kind, _, name)| kind == "StatefulSet"
+                || name == "agent-config"
+                || name == "agent-operated")
+    );
+
+    // Deleting the agent removes everything it owned (garbage collection).
+    cluster.kubectl(&["delete", "grafanaagent", "-n", "monitoring", "agent"]);
+    eventually("everything is removed", Duration::from_secs(30), || {
+        let left = cluster.managed();
+        if left.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{:?}", left.keys()))
+        }
+    });
+
+    // At debug level, no Secret value was ever logged.
+    let log = operator.stop();
+    assert!(
+        log.contains("level=debug"),
+        "the operator ran at debug level"
+    );
+    for value in SECRET_VALUES {
+        assert!(!log.contains(value), "the operator logged a Secret value");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn operator_follows_every_change_on_testkube() {
+    scenario_follows_every_change(Backend::TestKube).await;
+}

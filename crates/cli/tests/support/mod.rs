@@ -1,0 +1,366 @@
+//! A cluster, kubectl and the operator process, for the end-to-end tests.
+//!
+//! Every wait polls for a condition with a deadline; none sleeps and hopes.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The API server a scenario runs against. The in-memory one is the only backend for now;
+/// the real control plane joins when crates/testenv lands.
+pub enum Backend {
+    TestKube,
+}
+
+pub struct Cluster {
+    pub server: testkube::TestKube,
+    pub dir: PathBuf,
+    pub kubeconfig: PathBuf,
+}
+
+/// Every kind `render` reads, for `kubectl get`.
+const INPUT_KINDS: &str = "namespaces,secrets,configmaps,grafanaagents,metricsinstances,logsinstances,podlogs,integrations,servicemonitors,podmonitors,probes";
+/// Every kind the operator creates.
+const OUTPUT_KINDS: &str = "secrets,services,statefulsets,daemonsets,deployments";
+const MANAGED: &str = "app.kubernetes.io/managed-by=grafana-agent-operator";
+
+impl Cluster {
+    /// Starts the backend and installs the CRDs.
+    pub async fn start(backend: Backend, name: &str) -> Cluster {
+        let Backend::TestKube = backend;
+        let server = testkube::TestKube::start().await.expect("start testkube");
+        let dir =
+            std::env::temp_dir().join(format!("agent-operator-e2e-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let kubeconfig = dir.join("kubeconfig");
+        server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+        let cluster = Cluster {
+            server,
+            dir,
+            kubeconfig,
+        };
+        cluster.kubectl(&["apply", "-f", "deploy/crds/"]);
+        cluster.kubectl(&[
+            "wait",
+            "--for",
+            "condition=Established",
+            "crd",
+            "--all",
+            "--timeout",
+            "30s",
+        ]);
+        cluster
+    }
+
+    fn command(&self) -> Command {
+        let binary = std::env::var_os("KUBECTL").unwrap_or_else(|| "kubectl".into());
+        let mut command = Command::new(binary);
+        command
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(self.dir.join("kubectl-cache"))
+            .env_remove("KUBECONFIG")
+            .current_dir(root());
+        command
+    }
+
+    /// Runs kubectl; panics with its stderr when it fails (kubectl is required, never skipped).
+    pub fn kubectl(&self, args: &[&str]) -> String {
+        self.kubectl_with_input(args, None)
+    }
+
+    pub fn kubectl_with_input(&self, args: &[&str], input: Option<&str>) -> String {
+        let mut child = self
+            .command()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("kubectl is required by this test: {e}"));
+        let mut stdin = child.stdin.take().expect("stdin");
+        if let Some(text) = input {
+            stdin.write_all(text.as_bytes()).expect("write stdin");
+        }
+        drop(stdin);
+        let output = child.wait_with_output().expect("kubectl");
+        assert!(
+            output.status.success(),
+            "kubectl {args:?} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    pub fn apply(&self, manifest: &str) {
+        self.kubectl_with_input(&["apply", "-f", "-"], Some(manifest));
+    }
+
+    pub fn get_json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["get"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-o", "json"]);
+        serde_json::from_str(&self.kubectl(&all)).expect("kubectl JSON")
+    }
+
+    /// The objects `render` prints for what the cluster holds now, by (kind, namespace, name).
+    pub fn rendered(&self) -> BTreeMap<(String, String, String), Value> {
+        let inputs = self.kubectl(&["get", INPUT_KINDS, "-A", "-o", "yaml"]);
+        let output = agent_operator(&["render", "-f", "-"], Some(&inputs));
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("no GrafanaAgent in the input"),
+                "render failed:\n{stderr}"
+            );
+            return BTreeMap::new();
+        }
+        let documents: Vec<Value> =
+            serde_saphyr::from_multiple(&stdout).expect("render prints YAML documents");
+        documents
+            .into_iter()
+            .filter(|d| !d.is_null())
+            .map(|d| (identity(&d), d))
+            .collect()
+    }
+
+    /// The objects the operator manages in the cluster now.
+    pub fn managed(&self) -> BTreeMap<(String, String, String), Value> {
+        let list = self.get_json(&[OUTPUT_KINDS, "-A", "-l", MANAGED]);
+        list["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|o| (identity(&o), o))
+            .collect()
+    }
+
+    /// Why the managed objects differ from what render prints for the cluster's inputs
+    /// (`None`: they are equal in every field render prints, and no other object is managed).
+    pub fn difference(&self) -> Option<String> {
+        let expected = self.rendered();
+        let live = self.managed();
+        let expected_names: BTreeSet<_> = expected.keys().collect();
+        let live_names: BTreeSet<_> = live.keys().collect();
+        if expected_names != live_names {
+            return Some(format!(
+                "objects differ: missing {:?}, unexpected {:?}",
+                expected_names.difference(&live_names).collect::<Vec<_>>(),
+                live_names.difference(&expected_names).collect::<Vec<_>>()
+            ));
+        }
+        for (id, want) in &expected {
+            if let Err(e) = contains(want, &live[id], "") {
+                return Some(format!("{id:?}: {e}"));
+            }
+        }
+        None
+    }
+
+    /// Waits until the managed objects equal what render prints.
+    pub fn converge(&self, what: &str) {
+        eventually(what, Duration::from_secs(60), || match self.difference() {
+            None => Ok(()),
+            Some(d) => Err(d),
+        });
+    }
+
+    /// Waits until the server has served no write for a second, so counters can be read.
+    pub fn settle(&self) {
+        let counters = self.server.counters();
+        let mut last = counters.total_writes();
+        let mut since = Instant::now();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while since.elapsed() < Duration::from_secs(1) {
+            assert!(Instant::now() < deadline, "writes never settled");
+            std::thread::sleep(Duration::from_millis(100));
+            let now = counters.total_writes();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            }
+        }
+    }
+
+    pub fn config_text(&self, namespace: &str, secret: &str) -> String {
+        let s = self.get_json(&["secret", "-n", namespace, secret]);
+        let encoded = s["data"]["agent.yml"].as_str().unwrap_or_default();
+        decode_base64(encoded)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `(kind, namespace, name)` of an object.
+fn identity(o: &Value) -> (String, String, String) {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    (
+        text(&o["kind"]),
+        text(&o["metadata"]["namespace"]),
+        text(&o["metadata"]["name"]),
+    )
+}
+
+/// Whether every field of `want` has the same value in `have` (maps may have more keys).
+pub fn contains(want: &Value, have: &Value, path: &str) -> Result<(), String> {
+    match (want, have) {
+        (Value::Object(w), Value::Object(h)) => {
+            for (k, v) in w {
+                let here = format!("{path}.{k}");
+                match h.get(k) {
+                    Some(hv) => contains(v, hv, &here)?,
+                    None if v.is_null() => {}
+                    None => return Err(format!("{here}: missing, want {v}")),
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(w), Value::Array(h)) if w.len() == h.len() => w
+            .iter()
+            .zip(h)
+            .enumerate()
+            .try_for_each(|(i, (wv, hv))| contains(wv, hv, &format!("{path}[{i}]"))),
+        // YAML numbers may come back as floats or strings of the same value.
+        (Value::Number(w), Value::Number(h)) if w.as_f64() == h.as_f64() => Ok(()),
+        _ if want == have => Ok(()),
+        _ => Err(format!("{path}: want {want}, have {have}")),
+    }
+}
+
+/// Polls `check` until it succeeds; panics with its last complaint after `timeout`.
+pub fn eventually<T>(
+    what: &str,
+    timeout: Duration,
+    mut check: impl FnMut() -> Result<T, String>,
+) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match check() {
+            Ok(v) => return v,
+            Err(e) if Instant::now() >= deadline => panic!("{what}: not within {timeout:?}: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(200)),
+        }
+    }
+}
+
+pub fn agent_operator(args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-operator");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("agent-operator")
+}
+
+/// `agent-operator run` against a cluster, its output going to a file; killed when dropped.
+pub struct OperatorProcess {
+    child: Child,
+    pub log: PathBuf,
+}
+
+impl OperatorProcess {
+    pub fn start(cluster: &Cluster, log_level: &str, extra: &[&str]) -> OperatorProcess {
+        let name: String = extra
+            .join("_")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let log = cluster.dir.join(format!("operator-{name}.log"));
+        let file = std::fs::File::create(&log).expect("log file");
+        // Loopback and a free port, unless the test chose: the default `:8080` would clash
+        // between tests running at the same time.
+        let metrics = if extra
+            .iter()
+            .any(|a| a.starts_with("--metrics-listen-address"))
+        {
+            None
+        } else {
+            Some("--metrics-listen-address=127.0.0.1:0")
+        };
+        let child = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+            .arg("run")
+            .args(metrics)
+            .args(extra)
+            .env("KUBECONFIG", &cluster.kubeconfig)
+            .env("RUST_LOG", log_level)
+            .env("NO_COLOR", "1")
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().expect("log file"))
+            .stderr(file)
+            .spawn()
+            .expect("spawn agent-operator run");
+        OperatorProcess { child, log }
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    pub fn stop(mut self) -> String {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let exit = eventually(
+            "the operator exits on SIGTERM",
+            Duration::from_secs(30),
+            || {
+                self.child
+                    .try_wait()
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| "still running".to_owned())
+            },
+        );
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        assert!(exit.success(), "operator exited with {exit}:\n{log}");
+        log
+    }
+}
+
+impl Drop for OperatorProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+pub fn decode_base64(s: &str) -> String {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("base64 from the API server");
+    String::from_utf8_lossy(&bytes).into_owned()
+}

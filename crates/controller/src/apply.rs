@@ -1,0 +1,273 @@
+//! The "apply" step: make the cluster hold the plan's objects, writing only what changed, and
+//! delete the managed objects the plan no longer holds.
+//!
+//! Every write is a server-side apply with one field manager, forced, so fields other managers
+//! own (a `kubectl rollout restart` annotation, say) survive. Whether an object changed is
+//! decided without a request: the applied object carries a hash of its desired content in an
+//! annotation, compared with the owned-object stores.
+
+use std::fmt::Debug;
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::{Client, Resource};
+use md5::{Digest, Md5};
+use render::discover::Hierarchy;
+use render::plan::DesiredObject;
+use render::workloads::prune::{ExistingObject, objects_to_delete};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::Error;
+use crate::metrics::Metrics;
+use crate::watches::Stores;
+
+/// The field manager of every write the operator makes.
+pub const FIELD_MANAGER: &str = "agent-operator";
+/// The annotation holding the hash of the desired object an applied object was written from.
+pub const DESIRED_HASH_ANNOTATION: &str = "operator.agent.grafana.com/desired-hash";
+
+/// What one apply step changed, as `Kind name`.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    pub written: Vec<String>,
+    pub deleted: Vec<String>,
+}
+
+impl Applied {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.written.is_empty() && self.deleted.is_empty()
+    }
+}
+
+/// The hash of `object`'s content, with ownerReference UIDs blanked so that `render` (which
+/// knows no UID) computes the same for the same inputs.
+pub fn desired_hash(object: &DesiredObject) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(object)?;
+    if let Some(owners) = value
+        .pointer_mut("/metadata/ownerReferences")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for owner in owners {
+            if let Some(uid) = owner.get_mut("uid") {
+                *uid = serde_json::Value::String(String::new());
+            }
+        }
+    }
+    let digest = Md5::digest(serde_json::to_vec(&value)?);
+    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Applies every object of `objects` (in order) whose content changed, then deletes the
+/// managed objects of `h`'s agent the plan no longer holds. Stops at the first failure.
+pub(crate) async fn apply(
+    client: &Client,
+    stores: &Stores,
+    metrics: &Metrics,
+    h: &Hierarchy,
+    objects: &[DesiredObject],
+) -> Result<Applied, Error> {
+    let namespace = h.agent_namespace();
+    let mut applied = Applied::default();
+    for object in objects {
+        let hash = desired_hash(object).map_err(|source| Error::Encode {
+            object: format!("{} {namespace}/{}", object.kind(), object.name()),
+            source,
+        })?;
+        if live_hash(stores, object, namespace).as_deref() == Some(hash.as_str()) {
+            continue;
+        }
+        let writer = Writer {
+            client,
+            namespace,
+            metrics,
+        };
+        match object.clone() {
+            DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await?,
+            DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await?,
+            DesiredObject::StatefulSet(o) => writer.write(with_hash(o, &hash), true).await?,
+            DesiredObject::DaemonSet(o) => writer.write(with_hash(o, &hash), true).await?,
+            DesiredObject::Deployment(o) => writer.write(with_hash(o, &hash), true).await?,
+        }
+        applied
+            .written
+            .push(format!("{} {}", object.kind(), object.name()));
+    }
+
+    let existing = existing(stores, namespace);
+    for stale in objects_to_delete(h, objects, &existing) {
+        delete(client, stale).await?;
+        applied
+            .deleted
+            .push(format!("{} {}", stale.kind, stale.name));
+    }
+    Ok(applied)
+}
+
+fn with_hash<K: Resource>(mut object: K, hash: &str) -> K {
+    object
+        .meta_mut()
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(DESIRED_HASH_ANNOTATION.to_owned(), hash.to_owned());
+    object
+}
+
+struct Writer<'a> {
+    client: &'a Client,
+    namespace: &'a str,
+    metrics: &'a Metrics,
+}
+
+impl Writer<'_> {
+    /// Server-side applies `object`; a workload whose immutable fields changed (422) is
+    /// deleted and created again.
+    async fn write<K>(&self, object: K, recreate_if_invalid: bool) -> Result<(), Error>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
+            + Serialize
+            + DeserializeOwned
+            + Clone
+            + Debug,
+    {
+        let api: Api<K> = Api::namespaced(self.client.clone(), self.namespace);
+        let kind = K::kind(&());
+        let name = object.meta().name.clone().unwrap_or_default();
+        let what = format!("{kind} {}/{name}", self.namespace);
+        let params = PatchParams::apply(FIELD_MANAGER).force();
+        let result = api
+            .patch(&name, &params, &Patch::Apply(&object))
+            .await
+            .map_err(Error::api(format!("applying {what}")));
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) if recreate_if_invalid && e.is_invalid() => {
+                tracing::info!(object = %what, error = %e, "recreating: an immutable field changed");
+                api.delete(&name, &DeleteParams::background())
+                    .await
+                    .map_err(Error::api(format!("deleting {what} to recreate it")))?;
+                self.metrics.workload_recreated(&kind);
+                api.patch(&name, &params, &Patch::Apply(&object))
+                    .await
+                    .map_err(Error::api(format!("recreating {what}")))?;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The desired-content hash the live copy of `object` was written from, if it exists.
+fn live_hash(stores: &Stores, object: &DesiredObject, namespace: &str) -> Option<String> {
+    fn of<K>(store: &Store<K>, name: &str, namespace: &str) -> Option<String>
+    where
+        K: Resource<DynamicType = ()> + Clone,
+    {
+        let live = store.get(&ObjectRef::new(name).within(namespace))?;
+        let meta = live.meta();
+        if meta.deletion_timestamp.is_some() {
+            return None;
+        }
+        meta.annotations
+            .as_ref()?
+            .get(DESIRED_HASH_ANNOTATION)
+            .cloned()
+    }
+    let name = object.name();
+    match object {
+        DesiredObject::Secret(_) => of(&stores.secrets, name, namespace),
+        DesiredObject::Service(_) => of(&stores.services, name, namespace),
+        DesiredObject::StatefulSet(_) => of(&stores.stateful_sets, name, namespace),
+        DesiredObject::DaemonSet(_) => of(&stores.daemon_sets, name, namespace),
+        DesiredObject::Deployment(_) => of(&stores.deployments, name, namespace),
+    }
+}
+
+/// The objects of the kinds the operator creates in `namespace`, as the stores hold them.
+fn existing(stores: &Stores, namespace: &str) -> Vec<ExistingObject> {
+    fn of<K>(store: &Store<K>, kind: &str, namespace: &str, out: &mut Vec<ExistingObject>)
+    where
+        K: Resource<DynamicType = ()> + Clone,
+    {
+        let in_namespace = store.state_filter(|o| o.meta().namespace.as_deref() == Some(namespace));
+        out.extend(in_namespace.iter().map(|o| existing_object(kind, o.meta())));
+    }
+    let mut out = Vec::new();
+    of(&stores.secrets, "Secret", namespace, &mut out);
+    of(&stores.services, "Service", namespace, &mut out);
+    of(&stores.stateful_sets, "StatefulSet", namespace, &mut out);
+    of(&stores.daemon_sets, "DaemonSet", namespace, &mut out);
+    of(&stores.deployments, "Deployment", namespace, &mut out);
+    out
+}
+
+fn existing_object(kind: &str, meta: &ObjectMeta) -> ExistingObject {
+    ExistingObject {
+        kind: kind.to_owned(),
+        namespace: meta.namespace.clone().unwrap_or_default(),
+        name: meta.name.clone().unwrap_or_default(),
+        labels: meta.labels.clone().unwrap_or_default(),
+        owner_references: meta.owner_references.clone().unwrap_or_default(),
+    }
+}
+
+async fn delete(client: &Client, object: &ExistingObject) -> Result<(), Error> {
+    async fn by_kind<K>(client: &Client, object: &ExistingObject) -> Result<(), kube::Error>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
+            + DeserializeOwned
+            + Clone
+            + Debug,
+    {
+        let api: Api<K> = Api::namespaced(client.clone(), &object.namespace);
+        match api.delete(&object.name, &DeleteParams::background()).await {
+            Ok(_) => Ok(()),
+            // Already gone: what we wanted.
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+    let result = match object.kind.as_str() {
+        "Secret" => by_kind::<Secret>(client, object).await,
+        "Service" => by_kind::<Service>(client, object).await,
+        "StatefulSet" => by_kind::<StatefulSet>(client, object).await,
+        "DaemonSet" => by_kind::<DaemonSet>(client, object).await,
+        _ => by_kind::<Deployment>(client, object).await,
+    };
+    result.map_err(Error::api(format!(
+        "deleting {} {}/{}",
+        object.kind, object.namespace, object.name
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    fn secret(uid: &str, value: &str) -> DesiredObject {
+        DesiredObject::Secret(Secret {
+            metadata: ObjectMeta {
+                name: Some("a-config".to_owned()),
+                owner_references: Some(vec![OwnerReference {
+                    uid: uid.to_owned(),
+                    ..OwnerReference::default()
+                }]),
+                ..ObjectMeta::default()
+            },
+            string_data: Some([("k".to_owned(), value.to_owned())].into()),
+            ..Secret::default()
+        })
+    }
+
+    #[test]
+    fn the_hash_ignores_the_owner_uid_and_follows_the_content() {
+        let h = |uid, value| desired_hash(&secret(uid, value)).expect("hash");
+        assert_eq!(h("", "x"), h("0b0e-uid", "x"));
+        assert_ne!(h("", "x"), h("", "y"));
+        assert_eq!(h("", "x").len(), 32);
+    }
+}

@@ -1,0 +1,247 @@
+//! One reconcile of one GrafanaAgent, as a short named pipeline:
+//! snapshot -> discover -> plan -> apply -> status (then events).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use api::GrafanaAgent;
+use kube::Client;
+use kube::runtime::controller::Action;
+use kube::runtime::events::Recorder;
+use kube::runtime::reflector::ObjectRef;
+use render::index::ReverseIndex;
+use render::input_ref::{InputRef, Kind};
+use render::plan::{MetricsConfig, PlanOptions, plan_with_metrics};
+use render::render_cache::MetricsConfigCache;
+
+use crate::apply::{self, Applied};
+use crate::error::{Error, backoff};
+use crate::events::{self, Announced};
+use crate::inputs::{self, Values};
+use crate::metrics::Metrics;
+use crate::status;
+use crate::watches::Stores;
+
+/// What the controller keeps per agent between reconciles.
+#[derive(Default)]
+pub(crate) struct AgentState {
+    values: Values,
+    metrics_config: MetricsConfigCache,
+    announced: Announced,
+}
+
+pub(crate) type AgentStates =
+    Arc<Mutex<HashMap<ObjectRef<GrafanaAgent>, Arc<tokio::sync::Mutex<AgentState>>>>>;
+
+/// Everything a reconcile reads or writes besides the agent.
+pub(crate) struct Context {
+    pub client: Client,
+    pub plan_options: PlanOptions,
+    pub metrics: Metrics,
+    pub stores: Stores,
+    pub index: Arc<RwLock<ReverseIndex>>,
+    pub recorder: Recorder,
+    pub states: AgentStates,
+    /// Transient failures in a row, per agent, for the backoff.
+    pub failures: Mutex<HashMap<ObjectRef<GrafanaAgent>, u32>>,
+    /// How often an agent is reconciled when nothing triggers it (guards against missed events).
+    pub periodic: Duration,
+}
+
+impl Context {
+    fn state(&self, agent: &ObjectRef<GrafanaAgent>) -> Arc<tokio::sync::Mutex<AgentState>> {
+        self.states
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(agent.clone())
+            .or_default()
+            .clone()
+    }
+}
+
+/// Forgets what the controller kept for a deleted (or no longer selected) agent.
+pub(crate) fn forget(
+    agent: &ObjectRef<GrafanaAgent>,
+    index: &RwLock<ReverseIndex>,
+    states: &AgentStates,
+    metrics: &Metrics,
+) {
+    index
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .forget(&input_ref(agent));
+    states
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(agent);
+    metrics.set_managed(&agent.to_string(), None);
+}
+
+pub(crate) async fn reconcile(
+    agent: Arc<GrafanaAgent>,
+    ctx: Arc<Context>,
+) -> Result<Action, Error> {
+    let started = Instant::now();
+    ctx.metrics.reconcile_started();
+    let key = ObjectRef::from_obj(agent.as_ref());
+    let result = pipeline(&agent, &key, &ctx).await;
+    ctx.metrics.reconcile_took(started.elapsed().as_secs_f64());
+    match &result {
+        Ok(_) => {
+            ctx.failures
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&key);
+        }
+        Err(_) => ctx.metrics.reconcile_failed(),
+    }
+    result
+}
+
+async fn pipeline(
+    agent: &Arc<GrafanaAgent>,
+    key: &ObjectRef<GrafanaAgent>,
+    ctx: &Context,
+) -> Result<Action, Error> {
+    if agent.spec.paused {
+        // Frozen: no write of any kind, deletions included, until unpaused (an agent edit).
+        tracing::debug!(agent = %key, "paused");
+        return Ok(Action::await_change());
+    }
+    let state = ctx.state(key);
+    let mut state = state.lock().await;
+    let state = &mut *state;
+
+    // snapshot + discover
+    let discovery = inputs::discover(&ctx.client, &ctx.stores, agent, &mut state.values).await?;
+    ctx.index
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .record(&input_ref(key), &discovery.dependencies);
+
+    // plan
+    let plan = tokio::task::block_in_place(|| {
+        plan_with_metrics(
+            &discovery,
+            &ctx.plan_options,
+            MetricsConfig::Cache(&mut state.metrics_config),
+        )
+    });
+    ctx.metrics
+        .set_managed(&key.to_string(), Some(managed_counts(&discovery, &plan)));
+
+    // apply
+    let (applied, apply_error) = match apply::apply(
+        &ctx.client,
+        &ctx.stores,
+        &ctx.metrics,
+        &discovery.hierarchy,
+        &plan.objects,
+    )
+    .await
+    {
+        Ok(applied) => (applied, None),
+        Err(e) => (Applied::default(), Some(e)),
+    };
+    if !applied.is_empty() {
+        tracing::info!(agent = %key, written = ?applied.written, deleted = ?applied.deleted, "applied");
+    }
+
+    // status
+    let desired = status::desired(agent, &plan, apply_error.as_ref(), &ctx.stores);
+    match status::write(&ctx.client, agent, desired).await {
+        Ok(true) => ctx.metrics.status_updated(),
+        Ok(false) => {}
+        Err(e) => {
+            ctx.metrics.status_update_failed();
+            if apply_error.is_none() {
+                return Err(e);
+            }
+            tracing::warn!(agent = %key, error = %e, "status not written");
+        }
+    }
+
+    events::publish(
+        &ctx.recorder,
+        &ctx.stores,
+        agent,
+        &applied,
+        &plan.rejections,
+        &mut state.announced,
+    )
+    .await;
+
+    match apply_error {
+        Some(e) => Err(e),
+        None => Ok(Action::requeue(ctx.periodic)),
+    }
+}
+
+/// The index's name for an agent.
+pub(crate) fn input_ref(agent: &ObjectRef<GrafanaAgent>) -> InputRef {
+    InputRef::new(
+        Kind::GrafanaAgent,
+        agent.namespace.clone().unwrap_or_default(),
+        agent.name.clone(),
+    )
+}
+
+/// `(kind, state) -> count` of the input objects `discovery` selected and `plan` rejected.
+fn managed_counts(
+    discovery: &render::Discovery,
+    plan: &render::Plan,
+) -> HashMap<(String, String), i64> {
+    let h = &discovery.hierarchy;
+    let mut counts: HashMap<(String, String), i64> = HashMap::new();
+    let mut add = |kind: &str, state: &str, n: usize| {
+        *counts
+            .entry((kind.to_owned(), state.to_owned()))
+            .or_default() += i64::try_from(n).unwrap_or(i64::MAX);
+    };
+    add("MetricsInstance", "selected", h.metrics.len());
+    add("LogsInstance", "selected", h.logs.len());
+    add("Integration", "selected", h.integrations.len());
+    add(
+        "ServiceMonitor",
+        "selected",
+        h.metrics.iter().map(|m| m.service_monitors.len()).sum(),
+    );
+    add(
+        "PodMonitor",
+        "selected",
+        h.metrics.iter().map(|m| m.pod_monitors.len()).sum(),
+    );
+    add(
+        "Probe",
+        "selected",
+        h.metrics.iter().map(|m| m.probes.len()).sum(),
+    );
+    add(
+        "PodLogs",
+        "selected",
+        h.logs.iter().map(|l| l.pod_logs.len()).sum(),
+    );
+    let rejected: std::collections::BTreeSet<_> =
+        plan.rejections.iter().map(|r| &r.object).collect();
+    for object in rejected {
+        add(object.kind.as_str(), "rejected", 1);
+    }
+    counts
+}
+
+/// Transient errors retry with a growing backoff; others wait for a change (or the periodic
+/// requeue). Either way the error is logged with the agent it concerns.
+pub(crate) fn error_policy(agent: Arc<GrafanaAgent>, error: &Error, ctx: Arc<Context>) -> Action {
+    let key = ObjectRef::from_obj(agent.as_ref());
+    if !error.is_transient() {
+        tracing::error!(agent = %key, error = %error, "reconcile failed; waiting for a change");
+        return Action::requeue(ctx.periodic);
+    }
+    let mut failures = ctx.failures.lock().unwrap_or_else(PoisonError::into_inner);
+    let count = failures.entry(key.clone()).or_default();
+    let delay = backoff(*count);
+    *count = count.saturating_add(1);
+    tracing::warn!(agent = %key, error = %error, retry_in = ?delay, "reconcile failed; retrying");
+    Action::requeue(delay)
+}

@@ -1,0 +1,252 @@
+//! The watches behind the controller: one reflector store per kind (what the snapshot step and
+//! the apply step read instead of calling the API), and the streams that trigger reconciles.
+//!
+//! Secrets, ConfigMaps and Namespaces are watched metadata-only (`Api<PartialObjectMeta<_>>`) with managed fields stripped, so
+//! memory does not grow with the size of unrelated Secrets; the values a reconcile needs are read
+//! then (see [`crate::inputs`]).
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures::{Stream, StreamExt};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret, Service};
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use crate::metrics::Metrics;
+
+/// Whether every watch has listed its kind once: until then a reconcile could see a partial
+/// cluster and delete what it merely has not seen yet. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Readiness {
+    synced: Arc<AtomicUsize>,
+    total: usize,
+}
+
+impl Readiness {
+    /// True once every watch's cache has synced (stays true: relists keep the old contents
+    /// until the new list is complete).
+    pub fn is_ready(&self) -> bool {
+        self.synced.load(Ordering::Acquire) >= self.total
+    }
+}
+
+/// Read access to every watched kind. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Stores {
+    pub agents: Store<api::GrafanaAgent>,
+    pub metrics_instances: Store<api::MetricsInstance>,
+    pub logs_instances: Store<api::LogsInstance>,
+    pub pod_logs: Store<api::PodLogs>,
+    pub integrations: Store<api::Integration>,
+    pub service_monitors: Store<api::ServiceMonitor>,
+    pub pod_monitors: Store<api::PodMonitor>,
+    pub probes: Store<api::Probe>,
+    pub namespaces: Store<PartialObjectMeta<Namespace>>,
+    pub secrets: Store<PartialObjectMeta<Secret>>,
+    pub config_maps: Store<PartialObjectMeta<ConfigMap>>,
+    pub services: Store<Service>,
+    pub stateful_sets: Store<StatefulSet>,
+    pub daemon_sets: Store<DaemonSet>,
+    pub deployments: Store<Deployment>,
+}
+
+/// A watch's events as the controller consumes them: touched objects (deletions included).
+pub(crate) type Trigger<K> =
+    std::pin::Pin<Box<dyn Stream<Item = Result<K, watcher::Error>> + Send + 'static>>;
+
+/// Every trigger stream, each feeding the store of the same name in [`Stores`].
+pub(crate) struct Triggers {
+    pub agents: Trigger<api::GrafanaAgent>,
+    pub metrics_instances: Trigger<api::MetricsInstance>,
+    pub logs_instances: Trigger<api::LogsInstance>,
+    pub pod_logs: Trigger<api::PodLogs>,
+    pub integrations: Trigger<api::Integration>,
+    pub service_monitors: Trigger<api::ServiceMonitor>,
+    pub pod_monitors: Trigger<api::PodMonitor>,
+    pub probes: Trigger<api::Probe>,
+    pub namespaces: Trigger<PartialObjectMeta<Namespace>>,
+    pub secrets: Trigger<PartialObjectMeta<Secret>>,
+    pub config_maps: Trigger<PartialObjectMeta<ConfigMap>>,
+    pub services: Trigger<Service>,
+    pub stateful_sets: Trigger<StatefulSet>,
+    pub daemon_sets: Trigger<DaemonSet>,
+    pub deployments: Trigger<Deployment>,
+}
+
+/// The label every object the operator creates carries: owned-object watches list only these.
+fn managed_selector() -> String {
+    format!(
+        "{}={}",
+        render::plan::MANAGED_BY_LABEL,
+        render::plan::MANAGED_BY_VALUE
+    )
+}
+
+struct Builder<'a> {
+    /// Told when a watch finished a (re)list: a relist replaces its store at once, after the
+    /// objects it listed already went by as triggers, so every agent is reconciled again.
+    relisted: futures::channel::mpsc::UnboundedSender<()>,
+    client: Client,
+    namespace: Option<&'a str>,
+    metrics: Metrics,
+    readiness: Readiness,
+}
+
+impl Builder<'_> {
+    fn api<K>(&self) -> Api<K>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+    {
+        match self.namespace {
+            Some(ns) => Api::namespaced(self.client.clone(), ns),
+            None => Api::all(self.client.clone()),
+        }
+    }
+
+    /// Counts the store as synced once it is, for [`Readiness`].
+    fn track<K>(&mut self, store: &Store<K>)
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        self.readiness.total += 1;
+        let store = store.clone();
+        let synced = self.readiness.synced.clone();
+        tokio::spawn(async move {
+            if store.wait_until_ready().await.is_ok() {
+                synced.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+    }
+
+    fn full<K>(&mut self, api: Api<K>, config: watcher::Config) -> (Store<K>, Trigger<K>)
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    {
+        let (reader, writer) = reflector::store();
+        self.track(&reader);
+        let kind = K::kind(&()).into_owned();
+        let stream = counted(watcher(api, config), self.metrics.clone(), kind)
+            .default_backoff()
+            .modify(|o: &mut K| {
+                o.managed_fields_mut().clear();
+            })
+            .reflect(writer)
+            .inspect({
+                let relisted = self.relisted.clone();
+                move |event| {
+                    if let Ok(watcher::Event::InitDone) = event {
+                        // The receiver lives as long as the controller; after it, no one cares.
+                        let _ = relisted.unbounded_send(());
+                    }
+                }
+            })
+            .touched_objects()
+            .boxed();
+        (reader, stream)
+    }
+}
+
+/// Counts lists, watch events and failures of one watch.
+fn counted<K>(
+    stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+    metrics: Metrics,
+    kind: String,
+) -> impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static {
+    stream.inspect(move |event| match event {
+        Ok(watcher::Event::Init) => metrics.list_started(&kind),
+        Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)) => metrics.watch_event(&kind),
+        Ok(_) => {}
+        Err(watcher::Error::InitialListFailed(_)) => metrics.list_failed(&kind),
+        Err(_) => metrics.watch_failed(&kind),
+    })
+}
+
+/// Starts no request yet: the streams run when the controller polls them.
+/// A stream that yields once per completed (re)list of any watch.
+pub(crate) type Relisted = futures::channel::mpsc::UnboundedReceiver<()>;
+
+pub(crate) fn build(
+    client: Client,
+    namespace: Option<&str>,
+    agent_selector: Option<&str>,
+    metrics: Metrics,
+) -> (Stores, Triggers, Readiness, Relisted) {
+    let (relisted, relists) = futures::channel::mpsc::unbounded();
+    let mut b = Builder {
+        relisted,
+        client: client.clone(),
+        namespace,
+        metrics,
+        readiness: Readiness {
+            synced: Arc::default(),
+            total: 0,
+        },
+    };
+    let any = watcher::Config::default;
+    let agents_config = match agent_selector {
+        Some(s) => any().labels(s),
+        None => any(),
+    };
+    let managed = || any().labels(&managed_selector());
+
+    let (agents, agents_t) = b.full(b.api(), agents_config);
+    let (metrics_instances, metrics_instances_t) = b.full(b.api(), any());
+    let (logs_instances, logs_instances_t) = b.full(b.api(), any());
+    let (pod_logs, pod_logs_t) = b.full(b.api(), any());
+    let (integrations, integrations_t) = b.full(b.api(), any());
+    let (service_monitors, service_monitors_t) = b.full(b.api(), any());
+    let (pod_monitors, pod_monitors_t) = b.full(b.api(), any());
+    let (probes, probes_t) = b.full(b.api(), any());
+    // Namespaces are cluster-scoped: watched whole even with --namespace (spec 5).
+    let (namespaces, namespaces_t) = b.full(Api::all(client), any());
+    let (secrets, secrets_t) = b.full(b.api(), any());
+    let (config_maps, config_maps_t) = b.full(b.api(), any());
+    let (services, services_t) = b.full(b.api(), managed());
+    let (stateful_sets, stateful_sets_t) = b.full(b.api(), managed());
+    let (daemon_sets, daemon_sets_t) = b.full(b.api(), managed());
+    let (deployments, deployments_t) = b.full(b.api(), managed());
+    (
+        Stores {
+            agents,
+            metrics_instances,
+            logs_instances,
+            pod_logs,
+            integrations,
+            service_monitors,
+            pod_monitors,
+            probes,
+            namespaces,
+            secrets,
+            config_maps,
+            services,
+            stateful_sets,
+            daemon_sets,
+            deployments,
+        },
+        Triggers {
+            agents: agents_t,
+            metrics_instances: metrics_instances_t,
+            logs_instances: logs_instances_t,
+            pod_logs: pod_logs_t,
+            integrations: integrations_t,
+            service_monitors: service_monitors_t,
+            pod_monitors: pod_monitors_t,
+            probes: probes_t,
+            namespaces: namespaces_t,
+            secrets: secrets_t,
+            config_maps: config_maps_t,
+            services: services_t,
+            stateful_sets: stateful_sets_t,
+            daemon_sets: daemon_sets_t,
+            deployments: deployments_t,
+        },
+        b.readiness,
+        relists,
+    )
+}
