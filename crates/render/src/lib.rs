@@ -19,6 +19,7 @@ pub mod assets;
 pub mod config;
 pub mod dependencies;
 pub mod discover;
+pub mod explain;
 pub mod gzip;
 pub mod index;
 pub mod input_ref;
