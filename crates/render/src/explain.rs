@@ -334,7 +334,7 @@ impl AgentContext<'_> {
             })
             .collect();
         match jobs {
-            Some(jobs) if !(jobs.is_empty() && !rejections.is_empty()) => Outcome::Rendered {
+            Some(jobs) if !jobs.is_empty() || rejections.is_empty() => Outcome::Rendered {
                 jobs,
                 dropped: rejections,
             },
