@@ -1,6 +1,7 @@
 //! `agent-operator`: deploys and configures Grafana Agent from custom resources.
 //!
 //! * `render`: what the operator would create for the GrafanaAgents in some manifests, offline;
+//! * `explain`: why a monitor, PodLogs, instance or Integration is (not) in an agent's config;
 //! * `crds`: the CustomResourceDefinitions it reads (`--reference`: their Markdown reference);
 //! * `run`: the operator, reconciling a cluster.
 
@@ -14,6 +15,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use render::PlanOptions;
+use render::explain::{explain, parse_kind};
 use render::input_ref::{InputRef, Kind};
 use render::manifest::{Loader, Severity};
 use render::output::{configs_stream, crds_stream, objects_stream, plan_all};
@@ -59,6 +61,24 @@ enum Command {
         #[arg(long, default_value = concat!("v", env!("CARGO_PKG_VERSION")))]
         operator_version: String,
     },
+    /// Explain why a monitor, PodLogs, instance or Integration is (not) in each GrafanaAgent's
+    /// config: for every agent and instance on the way, whether it is selected and, if not, the
+    /// first selector requirement that fails and the value the object (or its namespace) has;
+    /// if selected, its rejection or the scrape jobs it produced.
+    ///
+    /// KIND is servicemonitor, podmonitor, probe, podlogs, metricsinstance, logsinstance or
+    /// integration (singular, plural or short name, any case). Reads manifests with -f as
+    /// `render` does. Exits non-zero only when the object does not exist.
+    Explain {
+        /// KIND/NAMESPACE/NAME, e.g. servicemonitor/default/web.
+        object: String,
+        /// A file, a directory or `-` (stdin); repeatable.
+        #[arg(short = 'f', long = "filename", required = true)]
+        files: Vec<String>,
+        /// Output format.
+        #[arg(short = 'o', long, value_enum, default_value = "text")]
+        output: OutputFormat,
+    },
     /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
     Crds {
         /// Only the CRDs of one API group.
@@ -71,6 +91,12 @@ enum Command {
     /// Run the operator: reconcile the GrafanaAgents of the cluster KUBECONFIG (or the
     /// in-cluster configuration) points at until SIGTERM or Ctrl-C.
     Run(run::RunArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OutputFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -119,6 +145,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Group::Coreos => api::crds::CrdGroup::Coreos,
             });
             print(&crds_stream(group)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Explain {
+            object,
+            files,
+            output,
+        } => {
+            let target = parse_object(&object)?;
+            let mut loader = Loader::new();
+            for (source, text) in inputs::read_all(&files)? {
+                loader.add_source(&source, &text);
+            }
+            let loaded = loader.finish();
+            for d in &loaded.diagnostics {
+                eprintln!("{d}");
+            }
+            let explanation = explain(&loaded.store, &target, &PlanOptions::default())?;
+            match output {
+                OutputFormat::Text => print(&explanation.to_string())?,
+                OutputFormat::Json => {
+                    let mut text = serde_json::to_string_pretty(&explanation)?;
+                    text.push('\n');
+                    print(&text)?
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Render {
@@ -182,6 +233,21 @@ fn parse_agent(s: &str) -> Result<InputRef> {
         .filter(|(ns, name)| !ns.is_empty() && !name.is_empty())
         .with_context(|| format!("--agent {s:?}: expected NAMESPACE/NAME"))?;
     Ok(InputRef::new(Kind::GrafanaAgent, ns, name))
+}
+
+fn parse_object(s: &str) -> Result<InputRef> {
+    let parts: Vec<&str> = s.split('/').collect();
+    let [kind, ns, name] = parts[..] else {
+        anyhow::bail!("{s:?}: expected KIND/NAMESPACE/NAME, e.g. servicemonitor/default/web");
+    };
+    anyhow::ensure!(
+        !ns.is_empty() && !name.is_empty(),
+        "{s:?}: expected KIND/NAMESPACE/NAME, e.g. servicemonitor/default/web"
+    );
+    let kind = parse_kind(kind).with_context(|| {
+        format!("{kind:?}: not a kind explain takes (servicemonitor, podmonitor, probe, podlogs, metricsinstance, logsinstance, integration)")
+    })?;
+    Ok(InputRef::new(kind, ns, name))
 }
 
 fn print(text: &str) -> Result<()> {

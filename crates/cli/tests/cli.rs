@@ -206,3 +206,87 @@ fn tempdir() -> PathBuf {
     std::fs::create_dir_all(&dir).expect("tempdir");
     dir
 }
+
+#[test]
+fn explain_names_the_jobs_of_a_selected_monitor_in_text_and_json() {
+    let text = agent_operator(&["explain", "smon/shop/checkout", "-f", "examples/"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    let out = stdout(&text);
+    assert!(out.starts_with("ServiceMonitor shop/checkout\n"), "{out}");
+    assert!(out.contains("serviceMonitor/shop/checkout/0"), "{out}");
+
+    let json = agent_operator(&[
+        "explain",
+        "ServiceMonitors/shop/checkout",
+        "-f",
+        "examples/",
+        "-o",
+        "json",
+    ]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("JSON");
+    assert_eq!(v["object"]["kind"], "ServiceMonitor");
+    let steps = v["steps"].as_array().expect("steps");
+    assert!(!steps.is_empty(), "{v}");
+    let rendered: Vec<_> = steps
+        .iter()
+        .filter(|s| s["outcome"]["result"] == "rendered")
+        .collect();
+    assert!(!rendered.is_empty(), "{v}");
+    assert!(
+        rendered[0]["outcome"]["jobs"][0]
+            .as_str()
+            .is_some_and(|j| j.starts_with("serviceMonitor/shop/checkout/")),
+        "{v}"
+    );
+}
+
+#[test]
+fn explain_gives_the_first_failing_requirement_of_a_monitor_not_selected() {
+    let dir = std::env::temp_dir().join(format!("explain-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let relabelled = std::fs::read_to_string(root().join("examples/20-metrics.yaml"))
+        .expect("example")
+        .replace(
+            "  name: checkout\n  namespace: shop\n  labels:\n    instance: primary\n",
+            "  name: checkout\n  namespace: shop\n  labels:\n    instance: secondary\n",
+        );
+    std::fs::write(dir.join("20-metrics.yaml"), relabelled).expect("write");
+    for f in ["00-namespaces.yaml", "10-grafana-agent.yaml"] {
+        std::fs::copy(root().join("examples").join(f), dir.join(f)).expect("copy");
+    }
+    let out = agent_operator(&[
+        "explain",
+        "servicemonitor/shop/checkout",
+        "-f",
+        dir.to_str().expect("utf-8 path"),
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("not selected: MetricsInstance"), "{text}");
+    assert!(
+        text.contains("does not match: ServiceMonitor shop/checkout has instance=secondary"),
+        "{text}"
+    );
+}
+
+#[test]
+fn explain_fails_clearly_for_a_missing_object_or_an_unknown_kind() {
+    let missing = agent_operator(&["explain", "podmonitor/shop/nope", "-f", "examples/"]);
+    assert!(!missing.status.success());
+    assert!(
+        stderr(&missing).contains("PodMonitor shop/nope not found"),
+        "{}",
+        stderr(&missing)
+    );
+    let unknown = agent_operator(&["explain", "deployment/shop/x", "-f", "examples/"]);
+    assert!(!unknown.status.success());
+    assert!(
+        stderr(&unknown).contains("not a kind explain takes"),
+        "{}",
+        stderr(&unknown)
+    );
+    let malformed = agent_operator(&["explain", "smon/checkout", "-f", "examples/"]);
+    assert!(stderr(&malformed).contains("expected KIND/NAMESPACE/NAME"));
+}

@@ -15,8 +15,8 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
+use render::desired::{DesiredObject, PlannedObject};
 use render::discover::Hierarchy;
-use render::plan::DesiredObject;
 use render::workloads::prune::{ExistingObject, objects_to_delete};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -68,11 +68,11 @@ pub(crate) async fn apply(
     stores: &Stores,
     metrics: &Metrics,
     h: &Hierarchy,
-    objects: &[DesiredObject],
+    objects: &[PlannedObject],
 ) -> Result<Applied, Error> {
     let namespace = h.agent_namespace();
     let mut applied = Applied::default();
-    for object in objects {
+    for object in objects.iter().map(|planned| &planned.object) {
         let hash = desired_hash(object).map_err(|source| Error::Encode {
             object: format!("{} {namespace}/{}", object.kind(), object.name()),
             source,

@@ -39,9 +39,9 @@ use kube::runtime::Controller;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
+use render::desired::PlanOptions;
 use render::index::{Change, ReverseIndex};
 use render::input_ref::{InputRef, Kind};
-use render::plan::PlanOptions;
 use render::store::InputStore;
 
 pub use error::Error;

@@ -10,9 +10,10 @@ use kube::Client;
 use kube::runtime::controller::Action;
 use kube::runtime::events::Recorder;
 use kube::runtime::reflector::ObjectRef;
+use render::desired::PlanOptions;
 use render::index::ReverseIndex;
 use render::input_ref::{InputRef, Kind};
-use render::plan::{MetricsConfig, PlanOptions, plan_with_metrics};
+use render::plan::{MetricsConfig, plan_with_metrics};
 use render::render_cache::MetricsConfigCache;
 
 use crate::apply::{self, Applied};

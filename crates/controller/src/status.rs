@@ -12,7 +12,8 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
-use render::plan::{DesiredObject, Plan};
+use render::desired::DesiredObject;
+use render::plan::Plan;
 
 use crate::apply::FIELD_MANAGER;
 use crate::error::Error;
@@ -100,7 +101,7 @@ fn availability(plan: &Plan, stores: &Stores) -> (&'static str, &'static str, St
     }
     let mut workloads = 0;
     let mut waiting = Vec::new();
-    for o in &plan.objects {
+    for o in plan.objects.iter().map(|planned| &planned.object) {
         let (ready, wanted) = match o {
             DesiredObject::StatefulSet(_) => {
                 let s: Option<std::sync::Arc<StatefulSet>> = live(&stores.stateful_sets, o);

@@ -83,8 +83,8 @@ pub(crate) struct Triggers {
 fn managed_selector() -> String {
     format!(
         "{}={}",
-        render::plan::MANAGED_BY_LABEL,
-        render::plan::MANAGED_BY_VALUE
+        render::desired::MANAGED_BY_LABEL,
+        render::desired::MANAGED_BY_VALUE
     )
 }
 

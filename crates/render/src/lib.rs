@@ -21,6 +21,7 @@ pub mod config;
 pub mod dependencies;
 pub mod desired;
 pub mod discover;
+pub mod explain;
 pub mod gzip;
 pub mod index;
 pub mod input_ref;

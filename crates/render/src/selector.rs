@@ -1,11 +1,12 @@
 //! Kubernetes label selectors: validation (stricter than kube's conversion, as the API
-//! server's `LabelSelectorAsSelector`) and matching with kube-core's `Selector`, with
-//! upstream's nil/empty rules.
+//! server's `LabelSelectorAsSelector`) and matching with kube-core's `Expression`s, with
+//! upstream's nil/empty rules and the first requirement that fails (for `explain`).
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::core::{Selector, SelectorExt};
+use kube::core::{Expression, SelectorExt};
 
 /// Why a label selector is invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,10 +55,63 @@ pub fn validate(selector: &LabelSelector) -> Result<(), SelectorError> {
     Ok(())
 }
 
+/// Where a requirement of a selector was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequirementSource {
+    /// `matchLabels` entry with this key.
+    MatchLabels(String),
+    /// `matchExpressions[i]`.
+    MatchExpressions(usize),
+}
+
+impl fmt::Display for RequirementSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequirementSource::MatchLabels(key) => write!(f, "matchLabels.{key}"),
+            RequirementSource::MatchExpressions(i) => write!(f, "matchExpressions[{i}]"),
+        }
+    }
+}
+
+/// One requirement of a selector: kube-core's expression and where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub source: RequirementSource,
+    pub expression: Expression,
+}
+
+impl Requirement {
+    /// The label key the requirement reads.
+    pub fn key(&self) -> &str {
+        match &self.expression {
+            Expression::In(key, _)
+            | Expression::NotIn(key, _)
+            | Expression::Equal(key, _)
+            | Expression::NotEqual(key, _)
+            | Expression::Exists(key)
+            | Expression::DoesNotExist(key) => key,
+        }
+    }
+}
+
+/// The first reason a [`LabelMatcher`] does not match some labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unmatched<'a> {
+    /// The selector is not set: upstream selects nothing.
+    NilSelector,
+    /// This requirement is not satisfied.
+    Requirement(&'a Requirement),
+}
+
 /// A label selector checked by [`validate`] and ready to match many objects, with upstream's
 /// rule that a `None` selector matches nothing and `{}` matches everything.
+///
+/// Requirements are kube-core's `Expression`s, `matchLabels` first (by key) then
+/// `matchExpressions` in order, as kube's `Selector` conversion orders them; [`Self::matches`]
+/// is defined through [`Self::first_unmatched`], so what `explain` reports is what discovery
+/// decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LabelMatcher(Option<Selector>);
+pub struct LabelMatcher(Option<Vec<Requirement>>);
 
 impl LabelMatcher {
     /// A matcher that matches nothing (a nil selector).
@@ -68,13 +122,42 @@ impl LabelMatcher {
             return Ok(LabelMatcher::NOTHING);
         };
         validate(selector)?;
-        // `validate` is stricter than kube's conversion, so this cannot fail; if kube ever
-        // grew a stricter rule, matching nothing is the safe side.
-        Ok(LabelMatcher(Selector::try_from(selector.clone()).ok()))
+        let labels = selector
+            .match_labels
+            .iter()
+            .flatten()
+            .map(|(k, v)| Requirement {
+                source: RequirementSource::MatchLabels(k.clone()),
+                expression: Expression::Equal(k.clone(), v.clone()),
+            });
+        let mut requirements: Vec<Requirement> = labels.collect();
+        for (i, req) in selector.match_expressions.iter().flatten().enumerate() {
+            // `validate` is stricter than kube's conversion, so this cannot fail; if kube
+            // ever grew a stricter rule, matching nothing is the safe side.
+            let Ok(expression) = Expression::try_from(req.clone()) else {
+                return Ok(LabelMatcher::NOTHING);
+            };
+            requirements.push(Requirement {
+                source: RequirementSource::MatchExpressions(i),
+                expression,
+            });
+        }
+        Ok(LabelMatcher(Some(requirements)))
+    }
+
+    /// The first reason `labels` are not selected, `None` when they are.
+    pub fn first_unmatched(&self, labels: &BTreeMap<String, String>) -> Option<Unmatched<'_>> {
+        let Some(requirements) = &self.0 else {
+            return Some(Unmatched::NilSelector);
+        };
+        requirements
+            .iter()
+            .find(|r| !r.expression.matches(labels))
+            .map(Unmatched::Requirement)
     }
 
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.0.as_ref().is_some_and(|s| s.matches(labels))
+        self.first_unmatched(labels).is_none()
     }
 }
 
@@ -158,5 +241,47 @@ mod tests {
             Err(SelectorError::UnexpectedValues { .. })
         ));
         assert!(validate(&bad(expr("a", "NotIn", &["x"]))).is_ok());
+    }
+
+    #[test]
+    fn the_first_unmatched_requirement_names_where_it_was_written() {
+        let sel = LabelSelector {
+            match_labels: Some(labels(&[("app", "web"), ("team", "a")])),
+            match_expressions: Some(vec![
+                expr("tier", "In", &["front"]),
+                expr("zone", "DoesNotExist", &[]),
+            ]),
+        };
+        let m = LabelMatcher::new(Some(&sel)).expect("valid");
+        let first = |l: &[(&str, &str)]| match m.first_unmatched(&labels(l)) {
+            Some(Unmatched::Requirement(r)) => Some((r.source.to_string(), r.key().to_owned())),
+            Some(Unmatched::NilSelector) => Some(("nil".into(), String::new())),
+            None => None,
+        };
+        assert_eq!(
+            first(&[("app", "db")]),
+            Some(("matchLabels.app".into(), "app".into()))
+        );
+        assert_eq!(
+            first(&[("app", "web"), ("team", "a"), ("tier", "back")]),
+            Some(("matchExpressions[0]".into(), "tier".into()))
+        );
+        assert_eq!(
+            first(&[
+                ("app", "web"),
+                ("team", "a"),
+                ("tier", "front"),
+                ("zone", "x")
+            ]),
+            Some(("matchExpressions[1]".into(), "zone".into()))
+        );
+        assert_eq!(
+            first(&[("app", "web"), ("team", "a"), ("tier", "front")]),
+            None
+        );
+        assert_eq!(
+            LabelMatcher::NOTHING.first_unmatched(&BTreeMap::new()),
+            Some(Unmatched::NilSelector)
+        );
     }
 }

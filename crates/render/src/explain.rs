@@ -1,0 +1,693 @@
+//! `explain`: why one monitor, PodLogs, instance or Integration is (not) part of each
+//! GrafanaAgent's config.
+//!
+//! Selection is decided by [`discover`] and [`SelectorDependency`] (the code discovery
+//! selects with); only the reason for a "no" is worked out here, from the selector module's
+//! first unmatched requirement. Job names come from the agent.yml that [`plan`] renders.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use api::grafana_agent::GrafanaAgent;
+use api::{Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe, ServiceMonitor};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde::Serialize;
+
+use crate::dependencies::SelectorDependency;
+use crate::desired::PlanOptions;
+use crate::discover::{Discovery, discover};
+use crate::input_ref::{InputRef, Kind};
+use crate::plan::{Plan, plan};
+use crate::selector::{LabelMatcher, Unmatched};
+use crate::store::{Input, InputView, Labels, labels_of};
+
+/// Why `explain` could not explain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExplainError {
+    #[error("{0} not found")]
+    NotFound(InputRef),
+    #[error(
+        "{0}: explain takes ServiceMonitors, PodMonitors, Probes, PodLogs, MetricsInstances, LogsInstances and Integrations"
+    )]
+    UnsupportedKind(Kind),
+}
+
+/// An object, as `explain -o json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObjectName {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl From<&InputRef> for ObjectName {
+    fn from(r: &InputRef) -> Self {
+        ObjectName {
+            kind: r.kind.to_string(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+        }
+    }
+}
+
+/// The explanation for one object: one step per GrafanaAgent (and, for monitors and PodLogs,
+/// per instance of that agent's kind).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    pub object: ObjectName,
+    pub steps: Vec<Step>,
+}
+
+/// One GrafanaAgent (and instance) on the way to the object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub agent: ObjectName,
+    /// The instance between the agent and a monitor or PodLogs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<ObjectName>,
+    pub outcome: Outcome,
+}
+
+/// What happened to the object on this step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "camelCase")]
+pub enum Outcome {
+    /// The agent does not select the instance, so nothing under it is considered.
+    InstanceNotSelected { reason: NotSelected },
+    /// The object is not selected.
+    NotSelected { reason: NotSelected },
+    /// Selected, but left out.
+    Rejected { rejections: Vec<RejectionView> },
+    /// Selected and rendered into these scrape jobs (or integration configs); `dropped` lists
+    /// the parts of it left out.
+    Rendered {
+        jobs: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        dropped: Vec<RejectionView>,
+    },
+}
+
+/// A rejection, as `explain -o json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RejectionView {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    pub message: String,
+}
+
+/// The first reason a selector leaves an object out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotSelected {
+    /// The object whose selector it is.
+    pub selector_of: ObjectName,
+    /// The selector's field path, e.g. `spec.serviceMonitorNamespaceSelector`.
+    pub field: String,
+    pub cause: Cause,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "cause",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Cause {
+    /// The selector is not set: it selects nothing.
+    NilSelector,
+    /// The selector is invalid: it selects nothing until it is fixed.
+    InvalidSelector { error: String },
+    /// No namespace selector: only the selecting object's own namespace is searched.
+    OtherNamespace { searched: String, namespace: String },
+    /// A requirement (`matchLabels.KEY` or `matchExpressions[i]`) is not met by the labels of
+    /// the object or, for a namespace selector, of its namespace.
+    Requirement {
+        requirement: String,
+        expression: String,
+        key: String,
+        /// Whose labels: the object or `Namespace NAME`.
+        labels_of: String,
+        /// The value they have for `key`, if any.
+        value: Option<String>,
+    },
+}
+
+/// Explains why `target` is (not) in each GrafanaAgent's config, in agent order.
+pub fn explain<V: InputView + ?Sized>(
+    inputs: &V,
+    target: &InputRef,
+    opts: &PlanOptions,
+) -> Result<Explanation, ExplainError> {
+    let target_labels = match target.kind {
+        Kind::ServiceMonitor => labels_in::<ServiceMonitor, _>(inputs, target),
+        Kind::PodMonitor => labels_in::<PodMonitor, _>(inputs, target),
+        Kind::Probe => labels_in::<Probe, _>(inputs, target),
+        Kind::PodLogs => labels_in::<PodLogs, _>(inputs, target),
+        Kind::MetricsInstance => labels_in::<MetricsInstance, _>(inputs, target),
+        Kind::LogsInstance => labels_in::<LogsInstance, _>(inputs, target),
+        Kind::Integration => labels_in::<Integration, _>(inputs, target),
+        other => return Err(ExplainError::UnsupportedKind(other)),
+    }
+    .ok_or_else(|| ExplainError::NotFound(target.clone()))?;
+    let subject = Subject {
+        target,
+        labels: &target_labels,
+        namespace_labels: inputs.namespace_labels(&target.namespace),
+    };
+    let mut steps = Vec::new();
+    for agent in inputs.objects::<GrafanaAgent>().iter() {
+        let discovery = discover(agent, inputs);
+        let planned = plan(&discovery, opts);
+        let agent_ref = InputRef::of(Kind::GrafanaAgent, agent.as_ref());
+        let ctx = AgentContext {
+            agent_ref: &agent_ref,
+            discovery: &discovery,
+            plan: &planned,
+            jobs: JobIndex::of(&planned),
+        };
+        match target.kind {
+            Kind::MetricsInstance | Kind::LogsInstance | Kind::Integration => {
+                steps.push(Step {
+                    agent: (&agent_ref).into(),
+                    instance: None,
+                    outcome: ctx.direct(agent, &subject),
+                });
+            }
+            Kind::PodLogs => {
+                for instance in inputs.objects::<LogsInstance>().iter() {
+                    let s = &instance.spec;
+                    let selector = ChildSelector {
+                        fields: ["spec.podLogsSelector", "spec.podLogsNamespaceSelector"],
+                        label: s.pod_logs_selector.as_ref(),
+                        namespace: s.pod_logs_namespace_selector.as_ref(),
+                    };
+                    let ns_labels = inputs.namespace_labels(namespace_of(instance.as_ref()));
+                    steps.push(ctx.leaf(agent, instance, ns_labels, selector, &subject));
+                }
+            }
+            _ => {
+                for instance in inputs.objects::<MetricsInstance>().iter() {
+                    let s = &instance.spec;
+                    let selector = match target.kind {
+                        Kind::ServiceMonitor => ChildSelector {
+                            fields: [
+                                "spec.serviceMonitorSelector",
+                                "spec.serviceMonitorNamespaceSelector",
+                            ],
+                            label: s.service_monitor_selector.as_ref(),
+                            namespace: s.service_monitor_namespace_selector.as_ref(),
+                        },
+                        Kind::PodMonitor => ChildSelector {
+                            fields: [
+                                "spec.podMonitorSelector",
+                                "spec.podMonitorNamespaceSelector",
+                            ],
+                            label: s.pod_monitor_selector.as_ref(),
+                            namespace: s.pod_monitor_namespace_selector.as_ref(),
+                        },
+                        _ => ChildSelector {
+                            fields: ["spec.probeSelector", "spec.probeNamespaceSelector"],
+                            label: s.probe_selector.as_ref(),
+                            namespace: s.probe_namespace_selector.as_ref(),
+                        },
+                    };
+                    let ns_labels = inputs.namespace_labels(namespace_of(instance.as_ref()));
+                    steps.push(ctx.leaf(agent, instance, ns_labels, selector, &subject));
+                }
+            }
+        }
+    }
+    Ok(Explanation {
+        object: target.into(),
+        steps,
+    })
+}
+
+fn namespace_of<T: Input>(object: &T) -> &str {
+    object.meta().namespace.as_deref().unwrap_or_default()
+}
+
+fn labels_in<T: Input, V: InputView + ?Sized>(inputs: &V, target: &InputRef) -> Option<Labels> {
+    inputs
+        .objects::<T>()
+        .get(&target.namespace, &target.name)
+        .map(|o| labels_of(o.as_ref()).clone())
+}
+
+/// The object being explained, with its labels and its namespace's.
+struct Subject<'a> {
+    target: &'a InputRef,
+    labels: &'a Labels,
+    namespace_labels: &'a Labels,
+}
+
+/// A selector pair of a selecting object and the field paths they are written at.
+#[derive(Clone, Copy)]
+struct ChildSelector<'a> {
+    fields: [&'static str; 2],
+    label: Option<&'a LabelSelector>,
+    namespace: Option<&'a LabelSelector>,
+}
+
+struct AgentContext<'a> {
+    agent_ref: &'a InputRef,
+    discovery: &'a Discovery,
+    plan: &'a Plan,
+    jobs: JobIndex,
+}
+
+impl AgentContext<'_> {
+    /// An instance or Integration, selected by the agent itself.
+    fn direct(&self, agent: &GrafanaAgent, subject: &Subject<'_>) -> Outcome {
+        let target = subject.target;
+        if !self.discovery.dependencies.members.contains(target) {
+            let selector = agent_selector(agent, target.kind);
+            let reason = why_not(self.agent_ref, selector, subject);
+            return Outcome::NotSelected { reason };
+        }
+        let jobs = match target.kind {
+            Kind::Integration => self.integration_jobs(target),
+            _ => self.jobs.of_instance(target),
+        };
+        self.selected(target, jobs)
+    }
+
+    /// A monitor or PodLogs, through `instance`.
+    fn leaf<I: Input>(
+        &self,
+        agent: &GrafanaAgent,
+        instance: &Arc<I>,
+        instance_namespace_labels: &Labels,
+        selector: ChildSelector<'_>,
+        subject: &Subject<'_>,
+    ) -> Step {
+        let instance_ref = InputRef::of(I::KIND, instance.as_ref());
+        let step = |outcome| Step {
+            agent: self.agent_ref.into(),
+            instance: Some((&instance_ref).into()),
+            outcome,
+        };
+        if !self.discovery.dependencies.members.contains(&instance_ref) {
+            let instance_subject = Subject {
+                target: &instance_ref,
+                labels: labels_of(instance.as_ref()),
+                namespace_labels: instance_namespace_labels,
+            };
+            let reason = why_not(
+                self.agent_ref,
+                agent_selector(agent, I::KIND),
+                &instance_subject,
+            );
+            return step(Outcome::InstanceNotSelected { reason });
+        }
+        let dependency = SelectorDependency::new(
+            subject.target.kind,
+            selector.label,
+            selector.namespace,
+            instance_ref.namespace.clone(),
+        );
+        let target = subject.target;
+        if !dependency.matches(
+            target.kind,
+            &target.namespace,
+            subject.labels,
+            subject.namespace_labels,
+        ) {
+            return step(Outcome::NotSelected {
+                reason: why_not(&instance_ref, selector, subject),
+            });
+        }
+        let jobs = self.jobs.of_leaf(&instance_ref, target);
+        step(self.selected(target, jobs))
+    }
+
+    /// The outcome for a selected object: rejected when it produced nothing and was
+    /// reported, else rendered.
+    fn selected(&self, target: &InputRef, jobs: Option<Vec<String>>) -> Outcome {
+        let rejections: Vec<RejectionView> = self
+            .plan
+            .rejections
+            .iter()
+            .filter(|r| r.object == *target)
+            .map(|r| RejectionView {
+                field: r.field.clone(),
+                message: r.message.clone(),
+            })
+            .collect();
+        match jobs {
+            Some(jobs) if !jobs.is_empty() || rejections.is_empty() => Outcome::Rendered {
+                jobs,
+                dropped: rejections,
+            },
+            _ => Outcome::Rejected { rejections },
+        }
+    }
+
+    fn integration_jobs(&self, target: &InputRef) -> Option<Vec<String>> {
+        self.discovery
+            .hierarchy
+            .integrations
+            .iter()
+            .find(|i| InputRef::of(Kind::Integration, i.as_ref()) == *target)
+            .filter(|i| crate::config::integrations::check(i).is_ok())
+            .map(|i| vec![format!("integrations/{}", i.spec.name)])
+    }
+}
+
+/// The agent's selector pair for instances (or Integrations) of `kind`.
+fn agent_selector(agent: &GrafanaAgent, kind: Kind) -> ChildSelector<'_> {
+    let spec = &agent.spec;
+    match kind {
+        Kind::MetricsInstance => {
+            let m = spec.metrics.as_ref();
+            ChildSelector {
+                fields: [
+                    "spec.metrics.instanceSelector",
+                    "spec.metrics.instanceNamespaceSelector",
+                ],
+                label: m.and_then(|m| m.instance_selector.as_ref()),
+                namespace: m.and_then(|m| m.instance_namespace_selector.as_ref()),
+            }
+        }
+        Kind::LogsInstance => {
+            let l = spec.logs.as_ref();
+            ChildSelector {
+                fields: [
+                    "spec.logs.instanceSelector",
+                    "spec.logs.instanceNamespaceSelector",
+                ],
+                label: l.and_then(|l| l.instance_selector.as_ref()),
+                namespace: l.and_then(|l| l.instance_namespace_selector.as_ref()),
+            }
+        }
+        _ => {
+            let i = spec.integrations.as_ref();
+            ChildSelector {
+                fields: [
+                    "spec.integrations.selector",
+                    "spec.integrations.namespaceSelector",
+                ],
+                label: i.and_then(|i| i.selector.as_ref()),
+                namespace: i.and_then(|i| i.namespace_selector.as_ref()),
+            }
+        }
+    }
+}
+
+/// The first reason `selector` (of `parent`) leaves `subject` out, in discovery's order:
+/// an invalid selector, then the namespace (the namespace selector, or the parent's own
+/// namespace without one), then the labels.
+fn why_not(parent: &InputRef, selector: ChildSelector<'_>, subject: &Subject<'_>) -> NotSelected {
+    let [label_field, namespace_field] = selector.fields;
+    let reason = |field: &str, cause| NotSelected {
+        selector_of: parent.into(),
+        field: field.to_owned(),
+        cause,
+    };
+    let label = LabelMatcher::new(selector.label);
+    let namespace = selector.namespace.map(|s| LabelMatcher::new(Some(s)));
+    let label = match label {
+        Ok(m) => m,
+        Err(e) => {
+            return reason(
+                label_field,
+                Cause::InvalidSelector {
+                    error: e.to_string(),
+                },
+            );
+        }
+    };
+    let target = subject.target;
+    match namespace {
+        Some(Err(e)) => {
+            return reason(
+                namespace_field,
+                Cause::InvalidSelector {
+                    error: e.to_string(),
+                },
+            );
+        }
+        Some(Ok(ns)) => {
+            if let Some(unmatched) = ns.first_unmatched(subject.namespace_labels) {
+                let whose = format!("Namespace {}", target.namespace);
+                let cause = cause_of(unmatched, whose, subject.namespace_labels);
+                return reason(namespace_field, cause);
+            }
+        }
+        None if target.namespace != parent.namespace => {
+            let cause = Cause::OtherNamespace {
+                searched: parent.namespace.clone(),
+                namespace: target.namespace.clone(),
+            };
+            return reason(namespace_field, cause);
+        }
+        None => {}
+    }
+    match label.first_unmatched(subject.labels) {
+        Some(unmatched) => reason(
+            label_field,
+            cause_of(unmatched, target.to_string(), subject.labels),
+        ),
+        // Discovery left it out but every selector matches: only an inconsistency between
+        // this module and discovery could get here; say so rather than invent a reason.
+        None => reason(
+            label_field,
+            Cause::InvalidSelector {
+                error: "selects the object, yet discovery left it out".to_owned(),
+            },
+        ),
+    }
+}
+
+fn cause_of(unmatched: Unmatched<'_>, whose: String, labels: &Labels) -> Cause {
+    match unmatched {
+        Unmatched::NilSelector => Cause::NilSelector,
+        Unmatched::Requirement(r) => Cause::Requirement {
+            requirement: r.source.to_string(),
+            expression: r.expression.to_string(),
+            key: r.key().to_owned(),
+            labels_of: whose,
+            value: labels.get(r.key()).cloned(),
+        },
+    }
+}
+
+/// The scrape job names of each instance in the rendered metrics and logs agent.yml, by
+/// instance `namespace/name`. `None` for an instance absent from the config.
+#[derive(Default)]
+struct JobIndex {
+    metrics: BTreeMap<String, Vec<String>>,
+    logs: BTreeMap<String, Vec<String>>,
+}
+
+impl JobIndex {
+    fn of(plan: &Plan) -> JobIndex {
+        let mut index = JobIndex::default();
+        let agent = &plan.agent.name;
+        for config in &plan.configs {
+            let into = if config.secret_name == format!("{agent}-config") {
+                &mut index.metrics
+            } else if config.secret_name == format!("{agent}-logs-config") {
+                &mut index.logs
+            } else {
+                continue;
+            };
+            let Ok(doc) = serde_saphyr::from_str::<AgentYml>(&config.text) else {
+                continue;
+            };
+            let section = if config.secret_name.ends_with("-logs-config") {
+                doc.logs
+            } else {
+                doc.metrics
+            };
+            for instance in section.map(|s| s.configs).unwrap_or_default() {
+                let jobs = instance.scrape_configs.into_iter().map(|j| j.job_name);
+                into.entry(instance.name).or_default().extend(jobs);
+            }
+        }
+        index
+    }
+
+    fn of_instance(&self, instance: &InputRef) -> Option<Vec<String>> {
+        let by_instance = match instance.kind {
+            Kind::LogsInstance => &self.logs,
+            _ => &self.metrics,
+        };
+        by_instance.get(&instance.key()).cloned()
+    }
+
+    /// The jobs of `leaf` in `instance`'s config (`None` when the instance has none).
+    fn of_leaf(&self, instance: &InputRef, leaf: &InputRef) -> Option<Vec<String>> {
+        let key = leaf.key();
+        let own = |job: &String| match leaf.kind {
+            Kind::ServiceMonitor => job.starts_with(&format!("serviceMonitor/{key}/")),
+            Kind::PodMonitor => job.starts_with(&format!("podMonitor/{key}/")),
+            Kind::Probe => *job == format!("probe/{key}"),
+            _ => *job == format!("podLogs/{key}"),
+        };
+        self.of_instance(instance)
+            .map(|jobs| jobs.into_iter().filter(own).collect())
+    }
+}
+
+/// The parts of agent.yml `explain` reads.
+#[derive(serde::Deserialize)]
+struct AgentYml {
+    metrics: Option<Section>,
+    logs: Option<Section>,
+}
+
+#[derive(serde::Deserialize)]
+struct Section {
+    #[serde(default)]
+    configs: Vec<InstanceConfig>,
+}
+
+#[derive(serde::Deserialize)]
+struct InstanceConfig {
+    name: String,
+    #[serde(default)]
+    scrape_configs: Vec<JobConfig>,
+}
+
+#[derive(serde::Deserialize)]
+struct JobConfig {
+    job_name: String,
+}
+
+impl std::fmt::Display for Explanation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let o = &self.object;
+        writeln!(f, "{} {}/{}", o.kind, o.namespace, o.name)?;
+        if self.steps.is_empty() {
+            return writeln!(
+                f,
+                "  no GrafanaAgent (or no instance of the kind that selects it) exists"
+            );
+        }
+        for step in &self.steps {
+            let a = &step.agent;
+            write!(f, "  GrafanaAgent {}/{}", a.namespace, a.name)?;
+            if let Some(i) = &step.instance {
+                write!(f, " > {} {}/{}", i.kind, i.namespace, i.name)?;
+            }
+            match &step.outcome {
+                Outcome::InstanceNotSelected { reason } => {
+                    writeln!(f, ": instance not selected: {reason}")?
+                }
+                Outcome::NotSelected { reason } => writeln!(f, ": not selected: {reason}")?,
+                Outcome::Rejected { rejections } => {
+                    writeln!(f, ": selected but rejected")?;
+                    for r in rejections {
+                        writeln!(f, "      {r}")?;
+                    }
+                }
+                Outcome::Rendered { jobs, dropped } => {
+                    if jobs.is_empty() {
+                        writeln!(f, ": selected and rendered (no jobs)")?;
+                    } else {
+                        writeln!(f, ": selected, jobs: {}", jobs.join(", "))?;
+                    }
+                    for r in dropped {
+                        writeln!(f, "      dropped: {r}")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for RejectionView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "{field}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::fmt::Display for NotSelected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.selector_of;
+        write!(f, "{} {}/{} {}", s.kind, s.namespace, s.name, self.field)?;
+        match &self.cause {
+            Cause::NilSelector => write!(f, " is not set, so it selects nothing"),
+            Cause::InvalidSelector { error } => {
+                write!(f, " is invalid ({error}), so it selects nothing")
+            }
+            Cause::OtherNamespace {
+                searched,
+                namespace,
+            } => write!(
+                f,
+                " is not set, so only namespace {searched} is searched, not {namespace}"
+            ),
+            Cause::Requirement {
+                requirement,
+                expression,
+                key,
+                labels_of,
+                value,
+            } => {
+                write!(
+                    f,
+                    " {requirement} ({expression}) does not match: {labels_of} "
+                )?;
+                match value {
+                    Some(v) => write!(f, "has {key}={v}"),
+                    None => write!(f, "has no label {key}"),
+                }
+            }
+        }
+    }
+}
+
+/// The kind `explain` takes for a kubectl-style name: singular, plural or short name, any
+/// case, optionally with its API group (`servicemonitors.monitoring.coreos.com`).
+pub fn parse_kind(name: &str) -> Option<Kind> {
+    let lower = name.to_ascii_lowercase();
+    let (resource, group) = match lower.split_once('.') {
+        Some((resource, group)) => (resource, Some(group)),
+        None => (lower.as_str(), None),
+    };
+    let (kind, kind_group) = match resource {
+        "servicemonitor" | "servicemonitors" | "smon" => {
+            (Kind::ServiceMonitor, "monitoring.coreos.com")
+        }
+        "podmonitor" | "podmonitors" | "pmon" => (Kind::PodMonitor, "monitoring.coreos.com"),
+        "probe" | "probes" | "prb" => (Kind::Probe, "monitoring.coreos.com"),
+        "podlogs" => (Kind::PodLogs, "monitoring.grafana.com"),
+        "metricsinstance" | "metricsinstances" => (Kind::MetricsInstance, "monitoring.grafana.com"),
+        "logsinstance" | "logsinstances" => (Kind::LogsInstance, "monitoring.grafana.com"),
+        "integration" | "integrations" => (Kind::Integration, "monitoring.grafana.com"),
+        _ => return None,
+    };
+    group.is_none_or(|g| g == kind_group).then_some(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_parse_as_kubectl_spells_them() {
+        for name in [
+            "servicemonitor",
+            "ServiceMonitors",
+            "smon",
+            "servicemonitors.monitoring.coreos.com",
+        ] {
+            assert_eq!(parse_kind(name), Some(Kind::ServiceMonitor), "{name}");
+        }
+        assert_eq!(parse_kind("PMON"), Some(Kind::PodMonitor));
+        assert_eq!(parse_kind("prb"), Some(Kind::Probe));
+        assert_eq!(parse_kind("PodLogs"), Some(Kind::PodLogs));
+        assert_eq!(parse_kind("metricsinstances"), Some(Kind::MetricsInstance));
+        assert_eq!(parse_kind("LogsInstance"), Some(Kind::LogsInstance));
+        assert_eq!(parse_kind("integration"), Some(Kind::Integration));
+        assert_eq!(parse_kind("servicemonitors.monitoring.grafana.com"), None);
+        assert_eq!(parse_kind("grafanaagent"), None);
+        assert_eq!(parse_kind("secret"), None);
+    }
+}

@@ -1,0 +1,294 @@
+//! `explain`: every reason an object is (not) in an agent's config, from manifests.
+
+use render::desired::PlanOptions;
+use render::explain::{Cause, ExplainError, Explanation, Outcome, explain};
+use render::input_ref::{InputRef, Kind};
+use render::manifest::Loader;
+
+/// Namespaces `ops` (team=ops) and `apps` (team=apps), agent `ops/a` selecting MetricsInstances
+/// labelled `agent=a` and LogsInstances labelled `agent=a` in its namespace, and MetricsInstance
+/// `ops/primary` with `instance_spec`.
+fn world(instance_spec: &str, extra: &str) -> String {
+    format!(
+        r#"
+apiVersion: v1
+kind: Namespace
+metadata: {{name: ops, labels: {{team: ops}}}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {{name: apps, labels: {{team: apps}}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: a, namespace: ops}}
+spec:
+  metrics:
+    instanceSelector: {{matchLabels: {{agent: a}}}}
+  logs:
+    instanceSelector: {{matchLabels: {{agent: a}}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {{name: primary, namespace: ops, labels: {{agent: a}}}}
+spec:
+{instance_spec}
+---
+{extra}
+"#
+    )
+}
+
+const SM: &str = r#"apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: ops, labels: {app: web, tier: front}}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http}, {port: metrics}]
+"#;
+
+fn run(yaml: &str, kind: Kind, ns: &str, name: &str) -> Result<Explanation, ExplainError> {
+    let mut loader = Loader::new();
+    loader.add_source("test.yaml", yaml);
+    let loaded = loader.finish();
+    explain(
+        &loaded.store,
+        &InputRef::new(kind, ns, name),
+        &PlanOptions::default(),
+    )
+}
+
+fn sm_outcome(instance_spec: &str, sm: &str) -> (Outcome, String) {
+    let e = run(
+        &world(instance_spec, sm),
+        Kind::ServiceMonitor,
+        "ops",
+        "web",
+    )
+    .expect("the ServiceMonitor exists");
+    assert_eq!(e.steps.len(), 1, "{e}");
+    (e.steps[0].outcome.clone(), e.to_string())
+}
+
+fn requirement(outcome: &Outcome) -> (String, String, Option<String>) {
+    match outcome {
+        Outcome::NotSelected { reason } => match &reason.cause {
+            Cause::Requirement {
+                requirement,
+                labels_of,
+                value,
+                ..
+            } => (
+                format!("{} {}", reason.field, requirement),
+                labels_of.clone(),
+                value.clone(),
+            ),
+            other => panic!("not a requirement: {other:?}"),
+        },
+        other => panic!("not 'not selected': {other:?}"),
+    }
+}
+
+#[test]
+fn a_label_mismatch_names_the_entry_and_the_value_the_object_has() {
+    let (outcome, text) = sm_outcome("  serviceMonitorSelector: {matchLabels: {app: api}}", SM);
+    assert_eq!(
+        requirement(&outcome),
+        (
+            "spec.serviceMonitorSelector matchLabels.app".into(),
+            "ServiceMonitor ops/web".into(),
+            Some("web".into())
+        )
+    );
+    assert!(
+        text.contains("MetricsInstance ops/primary spec.serviceMonitorSelector matchLabels.app (app=api) does not match: ServiceMonitor ops/web has app=web"),
+        "{text}"
+    );
+}
+
+#[test]
+fn expression_mismatches_name_the_expression_for_every_operator() {
+    let cases = [
+        ("{key: tier, operator: In, values: [back]}", Some("front")),
+        (
+            "{key: tier, operator: NotIn, values: [front]}",
+            Some("front"),
+        ),
+        ("{key: zone, operator: Exists}", None),
+        ("{key: tier, operator: DoesNotExist}", Some("front")),
+    ];
+    for (expression, value) in cases {
+        let spec = format!(
+            "  serviceMonitorSelector: {{matchLabels: {{app: web}}, matchExpressions: [{{key: app, operator: Exists}}, {expression}]}}"
+        );
+        let (outcome, _) = sm_outcome(&spec, SM);
+        let (field, _, got) = requirement(&outcome);
+        assert_eq!(
+            field, "spec.serviceMonitorSelector matchExpressions[1]",
+            "{expression}"
+        );
+        assert_eq!(got.as_deref(), value, "{expression}");
+    }
+}
+
+#[test]
+fn a_namespace_selector_mismatch_names_the_namespace_and_its_value() {
+    let spec = "  serviceMonitorSelector: {}\n  serviceMonitorNamespaceSelector: {matchLabels: {team: apps}}";
+    let (outcome, _) = sm_outcome(spec, SM);
+    assert_eq!(
+        requirement(&outcome),
+        (
+            "spec.serviceMonitorNamespaceSelector matchLabels.team".into(),
+            "Namespace ops".into(),
+            Some("ops".into())
+        )
+    );
+}
+
+#[test]
+fn a_nil_selector_selects_nothing() {
+    let (outcome, text) = sm_outcome("  podMonitorSelector: {}", SM);
+    let Outcome::NotSelected { reason } = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(reason.field, "spec.serviceMonitorSelector");
+    assert_eq!(reason.cause, Cause::NilSelector);
+    assert!(text.contains("is not set, so it selects nothing"), "{text}");
+}
+
+#[test]
+fn without_a_namespace_selector_only_the_parent_namespace_is_searched() {
+    let sm = SM.replace("namespace: ops", "namespace: apps");
+    let e = run(
+        &world("  serviceMonitorSelector: {}", &sm),
+        Kind::ServiceMonitor,
+        "apps",
+        "web",
+    )
+    .expect("exists");
+    let Outcome::NotSelected { reason } = &e.steps[0].outcome else {
+        panic!("{e}")
+    };
+    assert_eq!(reason.field, "spec.serviceMonitorNamespaceSelector");
+    assert_eq!(
+        reason.cause,
+        Cause::OtherNamespace {
+            searched: "ops".into(),
+            namespace: "apps".into()
+        }
+    );
+}
+
+#[test]
+fn an_instance_no_agent_selects_is_reported_before_its_monitors() {
+    let yaml = world("  serviceMonitorSelector: {}", SM).replace(
+        "name: primary, namespace: ops, labels: {agent: a}",
+        "name: primary, namespace: ops, labels: {agent: b}",
+    );
+    let e = run(&yaml, Kind::ServiceMonitor, "ops", "web").expect("exists");
+    let Outcome::InstanceNotSelected { reason } = &e.steps[0].outcome else {
+        panic!("{e}")
+    };
+    assert_eq!(reason.field, "spec.metrics.instanceSelector");
+    let i = run(&yaml, Kind::MetricsInstance, "ops", "primary").expect("exists");
+    let (field, whose, value) = requirement(&i.steps[0].outcome);
+    assert_eq!(
+        (field.as_str(), whose.as_str(), value.as_deref()),
+        (
+            "spec.metrics.instanceSelector matchLabels.agent",
+            "MetricsInstance ops/primary",
+            Some("b")
+        )
+    );
+}
+
+#[test]
+fn a_selected_but_rejected_monitor_shows_the_rejection() {
+    let sm = SM.replace(
+        "{port: http}",
+        "{port: http, basicAuth: {username: {name: missing, key: user}, password: {name: missing, key: pw}}}",
+    );
+    let (outcome, text) = sm_outcome("  serviceMonitorSelector: {}", &sm);
+    let Outcome::Rejected { rejections } = &outcome else {
+        panic!("{text}")
+    };
+    assert!(!rejections.is_empty(), "{text}");
+    assert!(text.contains("selected but rejected"), "{text}");
+}
+
+#[test]
+fn a_rendered_monitor_lists_its_jobs() {
+    let (outcome, text) = sm_outcome("  serviceMonitorSelector: {matchLabels: {app: web}}", SM);
+    assert_eq!(
+        outcome,
+        Outcome::Rendered {
+            jobs: vec![
+                "serviceMonitor/ops/web/0".into(),
+                "serviceMonitor/ops/web/1".into()
+            ],
+            dropped: vec![]
+        },
+        "{text}"
+    );
+    let i = run(
+        &world("  serviceMonitorSelector: {}", SM),
+        Kind::MetricsInstance,
+        "ops",
+        "primary",
+    )
+    .expect("exists");
+    assert!(
+        matches!(&i.steps[0].outcome, Outcome::Rendered { jobs, .. } if jobs.len() == 2),
+        "{i}"
+    );
+}
+
+#[test]
+fn pod_logs_go_through_logs_instances() {
+    let extra = r#"apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: logs, namespace: ops, labels: {agent: a}}
+spec:
+  podLogsSelector: {matchLabels: {app: web}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {name: web, namespace: ops, labels: {app: web}}
+spec:
+  selector: {matchLabels: {app: web}}
+"#;
+    let e = run(&world("", extra), Kind::PodLogs, "ops", "web").expect("exists");
+    assert_eq!(e.steps.len(), 1, "{e}");
+    assert_eq!(
+        e.steps[0].outcome,
+        Outcome::Rendered {
+            jobs: vec!["podLogs/ops/web".into()],
+            dropped: vec![]
+        },
+        "{e}"
+    );
+}
+
+#[test]
+fn an_invalid_selector_and_a_missing_object_are_reported() {
+    let (outcome, _) = sm_outcome(
+        "  serviceMonitorSelector: {matchExpressions: [{key: app, operator: In}]}",
+        SM,
+    );
+    let Outcome::NotSelected { reason } = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        matches!(reason.cause, Cause::InvalidSelector { .. }),
+        "{reason}"
+    );
+    let missing = run(&world("", ""), Kind::ServiceMonitor, "ops", "nope");
+    assert_eq!(
+        missing.map(|_| ()),
+        Err(ExplainError::NotFound(InputRef::new(
+            Kind::ServiceMonitor,
+            "ops",
+            "nope"
+        )))
+    );
+}
