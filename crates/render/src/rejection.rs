@@ -135,11 +135,6 @@ impl Rejection {
             reason,
         }
     }
-
-    /// The rejection of `object` for a field error found while rendering it.
-    pub fn of_field(object: InputRef, e: crate::config::common::FieldError) -> Self {
-        Rejection::new(object, e.reason, e.field, e.message)
-    }
 }
 
 impl fmt::Display for Rejection {
@@ -187,15 +182,5 @@ mod tests {
                 "IncompleteReference"
             ]
         );
-    }
-
-    #[test]
-    fn a_rejection_of_a_field_error_keeps_its_reason_field_and_message() {
-        let object = InputRef::new(crate::input_ref::Kind::Probe, "ns", "p");
-        let e =
-            crate::config::common::FieldError::because(Reason::InvalidDuration, "spec.x", "bad");
-        let r = Rejection::of_field(object, e);
-        assert_eq!(r.reason.to_string(), "InvalidDuration");
-        assert_eq!(r.to_string(), "Probe ns/p: spec.x: bad");
     }
 }

@@ -12,7 +12,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Serialize;
 
 use crate::assets::{AssetError, AssetKey, Assets};
-use crate::rejection::Reason;
+use crate::input_ref::InputRef;
+use crate::rejection::{Reason, Rejection};
 pub use crate::relabel::RelabelRule;
 
 /// A problem with one field of the object being rendered.
@@ -22,6 +23,15 @@ pub struct FieldError {
     pub field: String,
     pub message: String,
     pub reason: Reason,
+}
+
+/// Rendering code turns its field errors into rejections; the impl lives here so that
+/// `rejection` does not depend on `config` (no module cycle).
+impl Rejection {
+    /// The rejection of `object` for a field error found while rendering it.
+    pub fn of_field(object: InputRef, e: FieldError) -> Self {
+        Rejection::new(object, e.reason, e.field, e.message)
+    }
 }
 
 impl FieldError {
@@ -566,6 +576,15 @@ pub fn honor_timestamps(endpoint: &ScrapeEndpoint, override_: bool) -> Option<bo
 mod tests {
     use super::*;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+
+    #[test]
+    fn a_rejection_of_a_field_error_keeps_its_reason_field_and_message() {
+        let object = InputRef::new(crate::input_ref::Kind::Probe, "ns", "p");
+        let e = FieldError::because(Reason::InvalidDuration, "spec.x", "bad");
+        let r = Rejection::of_field(object, e);
+        assert_eq!(r.reason.to_string(), "InvalidDuration");
+        assert_eq!(r.to_string(), "Probe ns/p: spec.x: bad");
+    }
 
     #[test]
     fn api_server_credentials_need_an_api_server_address() {
