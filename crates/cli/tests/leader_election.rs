@@ -158,11 +158,12 @@ async fn only_the_leader_writes_and_a_standby_takes_over() {
         Duration::from_secs(60),
         || config_secret_exists(&cluster),
     );
-    // The standby is ready: waiting is its job. (The leader's /readyz follows the operator's
-    // cache-sync check, which the controller's own tests cover.)
+    // The standby is ready: waiting is its job. The leader is ready once every watch cache
+    // has synced (it once never was: kube-runtime wakes only one waiter per store).
     eventually("the standby is ready", Duration::from_secs(30), || {
         b.ready()
     });
+    eventually("the leader is ready", Duration::from_secs(30), || a.ready());
     eventually("the kubelet Service", Duration::from_secs(10), || {
         kubelet_service_exists(&cluster)
     });

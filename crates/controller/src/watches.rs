@@ -7,7 +7,7 @@
 
 use std::fmt::Debug;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
@@ -109,19 +109,19 @@ impl Builder<'_> {
         }
     }
 
-    /// Counts the store as synced once it is, for [`Readiness`].
-    fn track<K>(&mut self, store: &Store<K>)
-    where
-        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
-    {
+    /// A hook that counts this watch as synced at its first completed list, for
+    /// [`Readiness`]. Not `Store::wait_until_ready`: kube-runtime wakes only the last of
+    /// several waiters on one store, and the Controller already waits on the agents' store.
+    fn track(&mut self, kind: String) -> impl Fn() + Send + Sync + 'static {
         self.readiness.total += 1;
-        let store = store.clone();
         let synced = self.readiness.synced.clone();
-        tokio::spawn(async move {
-            if store.wait_until_ready().await.is_ok() {
+        let counted = AtomicBool::new(false);
+        move || {
+            if !counted.swap(true, Ordering::AcqRel) {
                 synced.fetch_add(1, Ordering::AcqRel);
+                tracing::debug!(kind, "watch cache synced");
             }
-        });
+        }
     }
 
     fn full<K>(&mut self, api: Api<K>, config: watcher::Config) -> (Store<K>, Trigger<K>)
@@ -129,8 +129,8 @@ impl Builder<'_> {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
         let (reader, writer) = reflector::store();
-        self.track(&reader);
         let kind = K::kind(&()).into_owned();
+        let synced = self.track(kind.clone());
         let stream = counted(watcher(api, config), self.metrics.clone(), kind)
             .default_backoff()
             .modify(|o: &mut K| {
@@ -141,6 +141,7 @@ impl Builder<'_> {
                 let relisted = self.relisted.clone();
                 move |event| {
                     if let Ok(watcher::Event::InitDone) = event {
+                        synced();
                         // The receiver lives as long as the controller; after it, no one cares.
                         let _ = relisted.unbounded_send(());
                     }
