@@ -197,17 +197,10 @@ spec:
 
     // Shards 2 -> 3 -> 1: the extra StatefulSets go.
     for shards in ["3", "1"] {
-        cluster.kubectl(&[
-            "patch",
-            "grafanaagent",
-            "-n",
-            "monitoring",
-            "agent",
-            "--type",
-            "merge",
-            "-p",
+        patch_agent(
+            &cluster,
             &format!(r#"{{"spec":{{"metrics":{{"shards":{shards}}}}}}}"#),
-        ]);
+        );
         cluster.converge(&format!("{shards} shards"));
     }
     let statefulsets: Vec<String> = cluster
@@ -278,17 +271,7 @@ spec:
     );
 
     // Paused: no write at all for the agent, even when its inputs change.
-    cluster.kubectl(&[
-        "patch",
-        "grafanaagent",
-        "-n",
-        "monitoring",
-        "agent",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"spec":{"paused":true}}"#,
-    ]);
+    patch_agent(&cluster, r#"{"spec":{"paused":true}}"#);
     cluster.settle();
     let counters = cluster.server.counters();
     counters.reset();
@@ -302,17 +285,7 @@ spec:
         })
         .collect();
     assert_eq!(operator_writes, [], "a paused agent's objects were written");
-    cluster.kubectl(&[
-        "patch",
-        "grafanaagent",
-        "-n",
-        "monitoring",
-        "agent",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"spec":{"paused":false}}"#,
-    ]);
+    patch_agent(&cluster, r#"{"spec":{"paused":false}}"#);
     cluster.converge("unpaused");
 
     // Removing every MetricsInstance removes the metrics objects.
@@ -352,4 +325,19 @@ spec:
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn operator_follows_every_change_on_testkube() {
     scenario_follows_every_change(Backend::TestKube).await;
+}
+
+/// Merge-patches the example GrafanaAgent `monitoring/agent`.
+fn patch_agent(cluster: &Cluster, patch: &str) {
+    cluster.kubectl(&[
+        "patch",
+        "grafanaagent",
+        "-n",
+        "monitoring",
+        "agent",
+        "--type",
+        "merge",
+        "-p",
+        patch,
+    ]);
 }
