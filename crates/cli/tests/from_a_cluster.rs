@@ -4,13 +4,10 @@
 //! UIDs the server gave the GrafanaAgent (owner references carry them). kubectl is required:
 //! without it this test fails, it is never skipped.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
 fn scratch_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("agent-operator-cluster-{}", std::process::id()));
@@ -33,7 +30,7 @@ impl Kubectl {
             .arg(&self.cache_dir)
             .args(args)
             .env_remove("KUBECONFIG")
-            .current_dir(root())
+            .current_dir(support::root())
             .output()
             .unwrap_or_else(|e| panic!("kubectl is required by this test ({binary:?}): {e}"));
         assert!(
@@ -46,21 +43,10 @@ impl Kubectl {
 }
 
 fn render(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
-        .arg("render")
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agent-operator");
-    let mut input = child.stdin.take().expect("stdin");
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).expect("write stdin");
-    }
-    drop(input);
-    child.wait_with_output().expect("agent-operator")
+    let args: Vec<&str> = std::iter::once("render")
+        .chain(args.iter().copied())
+        .collect();
+    support::agent_operator(&args, stdin)
 }
 
 /// `uid: '<uuid>'` lines as `uid: ''`, the UID of an object not yet in a cluster; returns
