@@ -28,6 +28,8 @@ use crate::{workloads, yaml};
 pub struct RenderedConfig {
     /// The config Secret it is stored in.
     pub secret_name: String,
+    /// Whose config it is: metrics, logs or integrations.
+    pub subsystem: Subsystem,
     pub text: String,
 }
 
@@ -229,6 +231,7 @@ impl Planner<'_> {
             .push(PlannedObject::new(subsystem, DesiredObject::Secret(secret)));
         self.configs.push(RenderedConfig {
             secret_name: name,
+            subsystem,
             text,
         });
     }

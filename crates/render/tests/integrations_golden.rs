@@ -4,9 +4,23 @@
 
 mod support;
 
-#[test]
-fn integrations_cases() {
-    support::run_area("integrations");
+use support::Golden;
+
+fn main() {
+    support::run_tests(
+        "integrations",
+        Golden::Everything,
+        &[
+            (
+                "q13_integrations_configs_leave_out_additional_scrape_configs",
+                q13_integrations_configs_leave_out_additional_scrape_configs,
+            ),
+            (
+                "q14_unique_is_not_read_and_every_integration_is_listed",
+                q14_unique_is_not_read_and_every_integration_is_listed,
+            ),
+        ],
+    );
 }
 
 /// The agent.yml of `secret` in the case `name`.
@@ -19,7 +33,6 @@ fn config(case: &support::CaseOutput, secret: &str) -> String {
 
 /// Q13 fixed: instance additionalScrapeConfigs stay in the metrics and logs configs and are
 /// left out of the integrations configs.
-#[test]
 fn q13_integrations_configs_leave_out_additional_scrape_configs() {
     let case = support::render_case(
         &support::repo_root().join("testdata/integrations/q13-no-additional-scrape-configs"),
@@ -37,7 +50,6 @@ fn q13_integrations_configs_leave_out_additional_scrape_configs() {
 
 /// Q14, kept as upstream: `type.unique` is not read; every Integration goes into its
 /// `<name>_configs` list, two "unique" ones included (uniqueness is the agent's business).
-#[test]
 fn q14_unique_is_not_read_and_every_integration_is_listed() {
     let text = r#"
 apiVersion: monitoring.grafana.com/v1alpha1

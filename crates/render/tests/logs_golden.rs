@@ -4,12 +4,34 @@
 mod support;
 
 use render::config::{AgentConfig, ServerConfig, logs};
+use render::desired::Subsystem;
 use render::discover::{Hierarchy, discover};
 use render::manifest::Loader;
+use support::Golden;
 
-#[test]
-fn logs_cases() {
-    support::run_area("logs");
+fn main() {
+    support::run_tests(
+        "logs",
+        Golden::ConfigOf(Subsystem::Logs),
+        &[
+            (
+                "upstream_build_config_logs_index_0",
+                upstream_build_config_logs_index_0,
+            ),
+            (
+                "q13_instance_config_can_leave_out_pod_logs_and_additional_scrape_configs",
+                q13_instance_config_can_leave_out_pod_logs_and_additional_scrape_configs,
+            ),
+            (
+                "a_pod_logs_scrape_config_is_a_function_of_the_pod_logs_and_the_context",
+                a_pod_logs_scrape_config_is_a_function_of_the_pod_logs_and_the_context,
+            ),
+            (
+                "q24_pod_logs_get_no_host_filter",
+                q24_pod_logs_get_no_host_filter,
+            ),
+        ],
+    );
 }
 
 /// The hierarchy of the only GrafanaAgent in `text`.
@@ -25,7 +47,6 @@ fn hierarchy(text: &str) -> Hierarchy {
 /// Spec 6.1 TestBuildConfigLogs/index_0: with only a log level, the document has
 /// `server.log_level` and `logs.positions_directory` without configs. Our `<agent>-logs-config`
 /// Secret exists only with a LogsInstance (spec 3.4), so the section is built directly.
-#[test]
 fn upstream_build_config_logs_index_0() {
     let h = hierarchy(
         "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: agent, namespace: operator}\nspec:\n  logLevel: debug\n",
@@ -77,7 +98,6 @@ stringData:
 
 /// What the integrations configs use (spec 4.15, Q13): the instance with its clients and
 /// target config, without its PodLogs and without its additionalScrapeConfigs.
-#[test]
 fn q13_instance_config_can_leave_out_pod_logs_and_additional_scrape_configs() {
     let h = hierarchy(INSTANCE_WITH_POD_LOGS);
     let node = &h.logs[0];
@@ -96,7 +116,6 @@ fn q13_instance_config_can_leave_out_pod_logs_and_additional_scrape_configs() {
 
 /// A PodLogs renders the same wherever it is selected: its scrape config depends only on the
 /// PodLogs and the agent-wide context.
-#[test]
 fn a_pod_logs_scrape_config_is_a_function_of_the_pod_logs_and_the_context() {
     let h = hierarchy(INSTANCE_WITH_POD_LOGS);
     let ctx = logs::PodLogsContext::of(&h.agent, &h.assets).expect("context");
@@ -115,7 +134,6 @@ fn a_pod_logs_scrape_config_is_a_function_of_the_pod_logs_and_the_context() {
 
 /// Q24, kept as upstream: PodLogs get no `__host__`/node filter (users add it themselves),
 /// and the job name goes to `__tmp_prometheus_job_name` as upstream's code does.
-#[test]
 fn q24_pod_logs_get_no_host_filter() {
     let h = hierarchy(INSTANCE_WITH_POD_LOGS);
     let ctx = logs::PodLogsContext::of(&h.agent, &h.assets).expect("context");

@@ -3,15 +3,29 @@
 
 mod support;
 
+use render::desired::Subsystem;
 use std::io::Read;
+use support::Golden;
 
 use render::desired::{DesiredObject, GZIP_THRESHOLD, PlanOptions};
 use render::manifest::Loader;
 use render::output::plan_all;
 
-#[test]
-fn metrics_cases() {
-    support::run_area("metrics");
+fn main() {
+    support::run_tests(
+        "metrics",
+        Golden::ConfigOf(Subsystem::Metrics),
+        &[
+            (
+                "a_config_above_100_kib_is_stored_gzipped",
+                a_config_above_100_kib_is_stored_gzipped,
+            ),
+            (
+                "a_small_config_is_stored_as_text",
+                a_small_config_is_stored_as_text,
+            ),
+        ],
+    );
 }
 
 /// An agent with one instance and `monitors` ServiceMonitors.
@@ -54,7 +68,6 @@ fn config_secret(monitors: usize) -> (Vec<u8>, String) {
     (bytes, text)
 }
 
-#[test]
 fn a_config_above_100_kib_is_stored_gzipped() {
     let (bytes, text) = config_secret(100);
     assert!(text.len() > GZIP_THRESHOLD, "{} bytes", text.len());
@@ -67,7 +80,6 @@ fn a_config_above_100_kib_is_stored_gzipped() {
     assert!(text.contains("job_name: serviceMonitor/operator/monitor-0099/0"));
 }
 
-#[test]
 fn a_small_config_is_stored_as_text() {
     let (bytes, text) = config_secret(2);
     assert!(text.len() < GZIP_THRESHOLD);

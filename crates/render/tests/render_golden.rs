@@ -2,7 +2,8 @@
 
 mod support;
 
-#[test]
-fn render_cases() {
-    support::run_area("render");
+use support::Golden;
+
+fn main() {
+    support::run_tests("render", Golden::Everything, &[]);
 }

@@ -5,15 +5,32 @@
 mod support;
 
 use std::collections::BTreeMap;
+use support::Golden;
 
 use api::ShardingStrategy;
 use render::desired::DesiredObject;
 use render::plan::Plan;
 use render::sharding::{SHARD_BUCKETS_ENV, shard_buckets_regex};
 
-#[test]
-fn sharding_cases() {
-    support::run_area("sharding");
+fn main() {
+    support::run_tests(
+        "sharding",
+        Golden::Everything,
+        &[
+            (
+                "consistent_shards_get_their_own_bucket_regex_after_shard_and_shards",
+                consistent_shards_get_their_own_bucket_regex_after_shard_and_shards,
+            ),
+            (
+                "one_consistent_shard_keeps_every_bucket",
+                one_consistent_shard_keeps_every_bucket,
+            ),
+            (
+                "q1_default_strategy_renders_exactly_upstreams_rules_and_env",
+                q1_default_strategy_renders_exactly_upstreams_rules_and_env,
+            ),
+        ],
+    );
 }
 
 /// The literal env (name, value) of one container; `valueFrom` entries are left out.
@@ -55,7 +72,6 @@ fn case(name: &str) -> support::CaseOutput {
     support::render_case(&support::repo_root().join("testdata/sharding").join(name))
 }
 
-#[test]
 fn consistent_shards_get_their_own_bucket_regex_after_shard_and_shards() {
     let out = case("consistent-three-shards");
     let shards = shard_envs(&out.plans[0]);
@@ -82,7 +98,6 @@ fn consistent_shards_get_their_own_bucket_regex_after_shard_and_shards() {
     assert!(config.contains("- __param_target\n        modulus: 4096"));
 }
 
-#[test]
 fn one_consistent_shard_keeps_every_bucket() {
     let out = case("consistent-one-shard");
     let shards = shard_envs(&out.plans[0]);
@@ -94,7 +109,6 @@ fn one_consistent_shard_keeps_every_bucket() {
     assert!(out.files["config-agent-config.yaml"].contains("regex: $(SHARD_BUCKETS)"));
 }
 
-#[test]
 fn q1_default_strategy_renders_exactly_upstreams_rules_and_env() {
     let out = case("q1-hashmod-default");
     assert_eq!(out.plans.len(), 2);

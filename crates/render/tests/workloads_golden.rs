@@ -6,13 +6,19 @@
 mod support;
 
 use render::desired::DesiredObject;
+use support::Golden;
 
-#[test]
-fn workloads_cases() {
-    support::run_area("workloads");
+fn main() {
+    support::run_tests(
+        "workloads",
+        Golden::Everything,
+        &[(
+            "workloads_cases_round_trip_and_are_controlled",
+            workloads_cases_round_trip_and_are_controlled,
+        )],
+    );
 }
 
-#[test]
 fn workloads_cases_round_trip_and_are_controlled() {
     for case in support::cases("workloads") {
         let out = support::render_case(&case);

@@ -8,6 +8,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use render::PlanOptions;
+use render::manifest::Loader;
+use render::output::{objects_stream, plan_all};
 use serde_json::{Value, json};
 use support::{
     ensure_namespace, install_crds, kubectl, kubectl_ok, repo_root, shared_upstream, warnings,
@@ -89,13 +92,13 @@ async fn examples_apply_cleanly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rendered_objects_pass_server_validation() {
-    let cases: Vec<(PathBuf, String)> = rendered_object_files()
+    let cases: Vec<(PathBuf, String)> = rendered_cases()
         .into_iter()
-        .map(|file| {
-            let objects = with_owner_uids(&read_objects(&file));
+        .map(|(case, objects)| {
+            let objects = with_owner_uids(&objects);
             // A stream of JSON documents, which kubectl reads like multi-document YAML.
             let stream = objects.iter().map(|object| format!("{object}\n")).collect();
-            (file, stream)
+            (case, stream)
         })
         .collect();
     assert!(
@@ -105,7 +108,8 @@ async fn rendered_objects_pass_server_validation() {
     );
     let namespaces: BTreeSet<String> = cases
         .iter()
-        .flat_map(|(file, _)| read_objects(file))
+        .flat_map(|(_, stream)| stream.lines())
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter_map(|object| object["metadata"]["namespace"].as_str().map(str::to_string))
         .collect();
     for backend in testenv::backends() {
@@ -182,11 +186,10 @@ const REFUSED_BY_KUBE_APISERVER: &[(&str, &str)] = &[
 ];
 
 /// The refusals to expect for a golden output: testkube validates nothing.
-fn expected_refusals(backend: Backend, file: &Path) -> Vec<&'static str> {
+fn expected_refusals(backend: Backend, case: &Path) -> Vec<&'static str> {
     if backend != Backend::ControlPlane {
         return Vec::new();
     }
-    let case = file.parent().expect("objects.yaml is in a case folder");
     let mut refusals: Vec<&str> = REFUSED_BY_KUBE_APISERVER
         .iter()
         .filter(|(folder, _)| case.ends_with(folder))
@@ -196,23 +199,38 @@ fn expected_refusals(backend: Backend, file: &Path) -> Vec<&'static str> {
     refusals
 }
 
-/// Every `objects.yaml` under testdata/: what `render` prints for each golden input (the golden
-/// tests keep them equal), `testdata/examples/` being the bundled examples.
-fn rendered_object_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
+/// What `render` prints for every golden input under testdata/ (rendered here: the metrics and
+/// logs goldens keep only the config they test), by case folder, and the bundled examples'
+/// golden output (`testdata/examples/objects.yaml`).
+fn rendered_cases() -> Vec<(PathBuf, Vec<Value>)> {
+    let examples = repo_root().join("testdata/examples");
+    let mut cases = vec![(
+        examples.clone(),
+        read_objects(&examples.join("objects.yaml")),
+    )];
     let mut pending = vec![repo_root().join("testdata")];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.file_name().is_some_and(|name| name == "objects.yaml") {
-                files.push(path);
+            } else if path.file_name().is_some_and(|name| name == "input.yaml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let mut loader = Loader::new();
+                loader.add_source(&path.display().to_string(), &text);
+                let plans = plan_all(&loader.finish().store, &PlanOptions::default(), None);
+                let stream = objects_stream(&plans).unwrap();
+                let objects = serde_saphyr::from_multiple::<Value>(&stream)
+                    .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+                    .into_iter()
+                    .filter(|object| !object.is_null())
+                    .collect();
+                cases.push((dir.clone(), objects));
             }
         }
     }
-    files.sort();
-    files
+    cases.sort_by(|a, b| a.0.cmp(&b.0));
+    cases
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {

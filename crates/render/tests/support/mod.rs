@@ -1,4 +1,6 @@
-//! Golden-file harness: one folder per case under `testdata/<area>/<case>/`.
+//! Golden-file harness: one folder per case under `testdata/<area>/<case>/`, each case one
+//! test named after its folder (`cargo test --test metrics_golden -- <case>`), run by
+//! libtest-mimic beside the area's other tests.
 //!
 //! Input: `input.yaml` (any number of documents; every GrafanaAgent in it is rendered), and
 //! optionally `options.yaml` with `labels: {k: v}` and `operatorVersion: v1.2.3`.
@@ -6,13 +8,18 @@
 //! * `objects.yaml`: the object stream `render` prints;
 //! * `config-<secret name>.yaml`: each rendered agent.yml;
 //! * `diagnostics.txt`: input diagnostics and rejections, one per line (absent when none).
+//!
+//! An area whose cases test one config ([`Golden::ConfigOf`]) keeps only that config and the
+//! diagnostics, so a change to the workloads or another config does not rewrite its cases.
 
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use libtest_mimic::{Arguments, Failed, Trial};
 use render::PlanOptions;
+use render::desired::Subsystem;
 use render::manifest::Loader;
 use render::output::{objects_stream, plan_all};
 use render::plan::Plan;
@@ -87,10 +94,41 @@ pub fn render_case(dir: &Path) -> CaseOutput {
     CaseOutput { plans, files }
 }
 
-/// Renders the case in `dir` and compares every output with its golden file; with
-/// `UPDATE_GOLDEN=1`, rewrites the golden files instead (and removes stale ones).
-pub fn run_case(dir: &Path) -> CaseOutput {
-    let out = render_case(dir);
+/// Which outputs of an area's cases are kept as golden files.
+#[derive(Clone, Copy, Debug)]
+pub enum Golden {
+    /// The object stream, every config and the diagnostics.
+    Everything,
+    /// This subsystem's config and the diagnostics.
+    ConfigOf(Subsystem),
+}
+
+impl Golden {
+    /// The files of `out` this area keeps.
+    fn select(self, out: &CaseOutput) -> BTreeMap<String, String> {
+        let Golden::ConfigOf(subsystem) = self else {
+            return out.files.clone();
+        };
+        let mut kept: Vec<String> = out
+            .plans
+            .iter()
+            .flat_map(|p| &p.configs)
+            .filter(|c| c.subsystem == subsystem)
+            .map(|c| format!("config-{}.yaml", c.secret_name))
+            .collect();
+        kept.push("diagnostics.txt".to_owned());
+        out.files
+            .iter()
+            .filter(|(name, _)| kept.contains(name))
+            .map(|(name, text)| (name.clone(), text.clone()))
+            .collect()
+    }
+}
+
+/// Renders the case in `dir` and compares the outputs `golden` keeps with their golden files;
+/// with `UPDATE_GOLDEN=1`, rewrites the golden files instead (and removes stale ones).
+pub fn check_case(dir: &Path, golden: Golden) -> Result<(), String> {
+    let files = golden.select(&render_case(dir));
     let update = std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1");
     let is_golden = |name: &str| {
         name == "objects.yaml"
@@ -103,7 +141,7 @@ pub fn run_case(dir: &Path) -> CaseOutput {
         .filter(|n| is_golden(n))
         .collect();
     let mut failures = Vec::new();
-    for stale in existing.iter().filter(|n| !out.files.contains_key(*n)) {
+    for stale in existing.iter().filter(|n| !files.contains_key(*n)) {
         if update {
             std::fs::remove_file(dir.join(stale)).expect("remove stale golden");
         } else {
@@ -112,7 +150,7 @@ pub fn run_case(dir: &Path) -> CaseOutput {
             ));
         }
     }
-    for (name, actual) in &out.files {
+    for (name, actual) in &files {
         let path = dir.join(name);
         if update {
             std::fs::write(&path, actual).expect("write golden");
@@ -126,34 +164,35 @@ pub fn run_case(dir: &Path) -> CaseOutput {
             )),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "case {}:\n{}",
-        dir.display(),
-        failures.join("\n")
-    );
-    out
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("case {}:\n{}", dir.display(), failures.join("\n")))
+    }
 }
 
-/// Runs every case of `area`, reporting all failing cases at once.
-pub fn run_area(area: &str) {
-    let mut failed = Vec::new();
-    for case in cases(area) {
-        if let Err(e) = std::panic::catch_unwind(|| run_case(&case)) {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+/// Runs one test per case of `area` (named after its folder) and `tests`, the area's other
+/// tests, with libtest's command line (filters, `--exact`, `--list`, `--test-threads`).
+pub fn run_tests(area: &str, golden: Golden, tests: &[(&'static str, fn())]) -> ! {
+    let args = Arguments::from_args();
+    let mut trials: Vec<Trial> = cases(area)
+        .into_iter()
+        .map(|dir| {
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            failed.push(msg);
-        }
-    }
-    assert!(
-        failed.is_empty(),
-        "{} case(s) failed:\n{}",
-        failed.len(),
-        failed.join("\n\n")
-    );
+            Trial::test(name, move || check_case(&dir, golden).map_err(Failed::from))
+        })
+        .collect();
+    // libtest-mimic fails a trial whose function panics, as libtest does.
+    trials.extend(tests.iter().map(|&(name, test)| {
+        Trial::test(name, move || {
+            test();
+            Ok(())
+        })
+    }));
+    libtest_mimic::run(&args, trials).exit()
 }
 
 /// A line diff, enough to see what changed.
