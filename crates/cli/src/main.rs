@@ -80,6 +80,10 @@ enum Command {
         output: OutputFormat,
     },
     /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
+    ///
+    /// The monitoring.coreos.com CRDs (ServiceMonitor, PodMonitor, Probe) hold only the fields
+    /// this operator reads: in a cluster that runs prometheus-operator, install `--group grafana`
+    /// and keep prometheus-operator's own CRDs, or the API server drops the fields ours lack.
     Crds {
         /// Only the CRDs of one API group.
         #[arg(long, value_enum, conflicts_with = "reference")]
@@ -92,6 +96,12 @@ enum Command {
     /// in-cluster configuration) points at until SIGTERM or Ctrl-C.
     Run(run::RunArgs),
 }
+
+/// Printed whenever the coreos CRDs are: applying them over prometheus-operator's own would
+/// make the API server prune every field our schemas lack from stored monitors.
+const COREOS_SUBSET_WARNING: &str = "warning: the monitoring.coreos.com CRDs printed here hold only \
+the fields agent-operator reads; in a cluster that runs prometheus-operator, do not apply them \
+over its own CRDs (use --group grafana)";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum OutputFormat {
@@ -144,6 +154,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Group::Grafana => api::crds::CrdGroup::Grafana,
                 Group::Coreos => api::crds::CrdGroup::Coreos,
             });
+            if group != Some(api::crds::CrdGroup::Grafana) {
+                eprintln!("{COREOS_SUBSET_WARNING}");
+            }
             print(&crds_stream(group)?)?;
             Ok(ExitCode::SUCCESS)
         }

@@ -186,6 +186,21 @@ fn crds_prints_all_or_one_group() {
 }
 
 #[test]
+fn crds_warn_that_the_coreos_crds_must_not_replace_prometheus_operators() {
+    for args in [&["crds"][..], &["crds", "--group", "coreos"]] {
+        let out = agent_operator(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("do not apply them over its own CRDs (use --group grafana)"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let grafana = agent_operator(&["crds", "--group", "grafana"]);
+    assert!(grafana.status.success());
+    assert_eq!(String::from_utf8_lossy(&grafana.stderr), "");
+}
+
+#[test]
 fn crds_reference_prints_the_committed_reference() {
     let reference = stdout(&agent_operator(&["crds", "--reference"]));
     let committed =
