@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::{Backend, Cluster, OperatorProcess, eventually};
+use testkube::RequestMatch;
 
 /// The example Secrets' values, which must never appear in the operator's output.
 const SECRET_VALUES: &[&str] = &["not-a-real-password", "rotated-password-value"];
@@ -320,6 +321,71 @@ spec:
     for value in SECRET_VALUES {
         assert!(!log.contains(value), "the operator logged a Secret value");
     }
+}
+
+async fn scenario_faults_give_the_same_final_state(backend: Backend) {
+    let cluster = Cluster::start(backend, "faults").await;
+    cluster.kubectl(&["apply", "-f", "examples/"]);
+    let faults = cluster.server.faults();
+    faults.fail_next(RequestMatch::verb_resource("patch", "secrets"), 3, 409);
+    faults.fail_next(RequestMatch::verb_resource("patch", "statefulsets"), 2, 500);
+    faults.fail_next(
+        RequestMatch::verb_resource("patch", "grafanaagents/status"),
+        2,
+        500,
+    );
+    faults.fail_next(RequestMatch::verb_resource("get", "secrets"), 2, 500);
+    faults.delay(RequestMatch::verb("patch"), Duration::from_millis(150));
+    let operator = OperatorProcess::start(&cluster, "debug", &[]);
+    cluster.converge("the examples, through conflicts and server errors");
+
+    // Watches closed and resourceVersions expired while inputs change: the watches resume or
+    // relist, and the changes still arrive.
+    faults.close_watches();
+    cluster.kubectl(&[
+        "patch",
+        "servicemonitor",
+        "-n",
+        "shop",
+        "checkout",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/endpoints/0/interval","value":"45s"}]"#,
+    ]);
+    faults.expire_resource_versions();
+    faults.close_watches();
+    cluster.kubectl(&[
+        "label",
+        "podmonitor",
+        "-n",
+        "shop",
+        "payments",
+        "instance=other",
+        "--overwrite",
+    ]);
+    // Deleted while every watch is expired: only the relist can tell.
+    cluster.kubectl(&["delete", "probe", "-n", "monitoring", "storefront"]);
+    cluster.converge("changes made while watches failed");
+    let config = cluster.config_text("monitoring", "agent-config");
+    assert!(config.contains("scrape_interval: '45s'"), "{config}");
+    assert!(!config.contains("podMonitor/shop/payments"), "{config}");
+    assert!(!config.contains("probe/monitoring/storefront"), "{config}");
+
+    // The faults did happen, and were retried rather than given up on.
+    let log = operator.stop();
+    for (fault, what) in [
+        ("fails with 409", "conflict"),
+        ("fails with 500", "server error"),
+        ("too old resource version", "expired watch"),
+    ] {
+        assert!(log.contains(fault), "no {what} in the operator's log");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn operator_reaches_the_same_state_through_faults_on_testkube() {
+    scenario_faults_give_the_same_final_state(Backend::TestKube).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -222,8 +222,8 @@ impl Operator {
             .for_each(|outcome| async move {
                 match outcome {
                     Ok((agent, _)) => tracing::debug!(agent = %agent, "reconciled"),
-                    // Reconcile errors were logged by the error policy; this reports watch
-                    // failures and agents that vanished while queued.
+                    // Reconcile errors were logged by the error policy, watch failures by
+                    // the watches; this reports agents that vanished while queued.
                     Err(e) => tracing::debug!(error = %e, "controller event"),
                 }
             })

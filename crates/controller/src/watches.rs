@@ -131,7 +131,7 @@ impl Builder<'_> {
         let (reader, writer) = reflector::store();
         let kind = K::kind(&()).into_owned();
         let synced = self.track(kind.clone());
-        let stream = counted(watcher(api, config), self.metrics.clone(), kind)
+        let stream = counted(watcher(api, config), self.metrics.clone(), kind.clone())
             .default_backoff()
             .modify(|o: &mut K| {
                 o.managed_fields_mut().clear();
@@ -147,10 +147,33 @@ impl Builder<'_> {
                     }
                 }
             })
-            .touched_objects()
-            .boxed();
-        (reader, stream)
+            .touched_objects();
+        (reader, without_errors(stream, kind).boxed())
     }
+}
+
+/// The touched objects of a watch, its errors logged and left out.
+///
+/// The watch retries on its own (with its own backoff; after a 410 it relists), so the
+/// controller has nothing to do with an error, and must not see one: kube-runtime's
+/// `Controller` puts a single backoff over all of its trigger streams together, so every
+/// error from one watch paused every watch, for longer at each error. When all watches
+/// expired at once (an API server restart, or etcd compaction during a partition), each of
+/// them reported its 410 in turn, and changes made meanwhile arrived minutes late.
+fn without_errors<K: Send + 'static>(
+    stream: impl Stream<Item = Result<K, watcher::Error>> + Send + 'static,
+    kind: String,
+) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static {
+    stream.filter_map(move |touched| {
+        let kept = match touched {
+            Ok(object) => Some(Ok(object)),
+            Err(error) => {
+                tracing::debug!(kind, %error, "watch failed; it retries with backoff");
+                None
+            }
+        };
+        std::future::ready(kept)
+    })
 }
 
 /// Counts lists, watch events and failures of one watch.
@@ -250,4 +273,24 @@ pub(crate) fn build(
         b.readiness,
         relists,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_controller_sees_no_watch_error() {
+        let touched = futures::stream::iter([
+            Ok("first"),
+            Err(watcher::Error::NoResourceVersion),
+            Ok("second"),
+            Err(watcher::Error::NoResourceVersion),
+        ]);
+        let seen: Vec<_> = without_errors(touched, "Test".to_owned())
+            .map(|item| item.map_err(|e| e.to_string()))
+            .collect()
+            .await;
+        assert_eq!(seen, [Ok("first"), Ok("second")]);
+    }
 }
