@@ -90,6 +90,41 @@ async fn scenario_follows_every_change(backend: Backend) {
         "an idle operator writes"
     );
 
+    // Drift: generated objects edited or deleted by hand are restored, the config Secret's
+    // data even though the edit kept the desired-hash annotation.
+    cluster.kubectl(&[
+        "patch",
+        "secret",
+        "-n",
+        "monitoring",
+        "agent-config",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"stringData":{"agent.yml":"edited by hand"}}"#,
+    ]);
+    cluster.converge("the config Secret's data restored");
+    cluster.kubectl(&[
+        "patch",
+        "statefulset",
+        "-n",
+        "monitoring",
+        "agent",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":5}}"#,
+    ]);
+    cluster.converge("the StatefulSet's spec restored");
+    cluster.kubectl(&["delete", "service", "-n", "monitoring", "agent-operated"]);
+    cluster.converge("the Service recreated");
+    cluster.settle();
+    assert_eq!(
+        writes_during_quiet_period(&cluster),
+        [],
+        "an idle operator writes after repairing drift"
+    );
+
     // One ServiceMonitor edit: exactly one config Secret write, at most one status write.
     let counters = cluster.server.counters();
     counters.reset();

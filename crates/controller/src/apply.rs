@@ -2,10 +2,13 @@
 //! delete the managed objects the plan no longer holds.
 //!
 //! Every write is a server-side apply with one field manager, forced, so fields other managers
-//! own (a `kubectl rollout restart` annotation, say) survive. Whether an object changed is
-//! decided without a request: the applied object carries a hash of its desired content in an
-//! annotation, compared with the owned-object stores.
+//! own (a `kubectl rollout restart` annotation, say) survive. Whether an object needs a write is
+//! decided without a request, from the owned-object stores: the applied object carries a hash
+//! of its desired content in an annotation (our desired content changed), and the version each
+//! write left (see [`Written`]) tells someone else's edit of a field we own from our own writes
+//! (drift, repaired by applying again).
 
+use std::collections::HashMap;
 use std::fmt::Debug;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
@@ -61,40 +64,102 @@ pub fn desired_hash(object: &DesiredObject) -> Result<String, serde_json::Error>
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Applies every object of `objects` (in order) whose content changed, then deletes the
-/// managed objects of `h`'s agent the plan no longer holds. Stops at the first failure.
+/// What one agent's objects looked like right after the operator last wrote them, by
+/// `(kind, name)` (all in the agent's namespace): the version each write found and the one it
+/// left. A live object at neither has been changed by someone else since.
+///
+/// The version is the `resourceVersion` for Secrets and Services, which nothing else writes,
+/// and the `generation` for workloads, whose status the workload controllers keep rewriting:
+/// only a spec edit counts as drift there. Held in memory: after a restart the first write of
+/// each object sets it, and until then only the desired-content hash decides.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    versions: HashMap<(&'static str, String), WriteVersions>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct WriteVersions {
+    /// The live version when the write was decided (the store may still show it for a while).
+    found: Option<String>,
+    /// The version the server answered the write with.
+    left: Option<String>,
+}
+
+impl Written {
+    /// Whether `live_version` shows an edit that was not ours.
+    fn drifted(&self, kind: &'static str, name: &str, live_version: Option<&str>) -> bool {
+        match self.versions.get(&(kind, name.to_owned())) {
+            None => false,
+            Some(ours) => {
+                live_version != ours.left.as_deref() && live_version != ours.found.as_deref()
+            }
+        }
+    }
+
+    fn record(&mut self, kind: &'static str, name: &str, versions: WriteVersions) {
+        self.versions.insert((kind, name.to_owned()), versions);
+    }
+}
+
+/// Why an object is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    /// Missing, or written from another desired content.
+    Changed,
+    /// Someone else edited it since our last write.
+    Drifted,
+}
+
+/// Applies every object of `objects` (in order) whose content changed or drifted, then
+/// deletes the managed objects of `h`'s agent the plan no longer holds. Stops at the first
+/// failure.
 pub(crate) async fn apply(
     client: &Client,
     stores: &Stores,
     metrics: &Metrics,
     h: &Hierarchy,
     objects: &[PlannedObject],
+    written: &mut Written,
 ) -> Result<Applied, Error> {
     let namespace = h.agent_namespace();
     let mut applied = Applied::default();
     for object in objects.iter().map(|planned| &planned.object) {
+        let (kind, name) = (object.kind(), object.name());
         let hash = desired_hash(object).map_err(|source| Error::Encode {
-            object: format!("{} {namespace}/{}", object.kind(), object.name()),
+            object: format!("{kind} {namespace}/{name}"),
             source,
         })?;
-        if live_hash(stores, object, namespace).as_deref() == Some(hash.as_str()) {
-            continue;
+        let live = live_state(stores, object, namespace);
+        let reason = match &live {
+            Some(live) if live.hash.as_deref() != Some(hash.as_str()) => Reason::Changed,
+            None => Reason::Changed,
+            Some(live) if written.drifted(kind, name, live.version.as_deref()) => Reason::Drifted,
+            Some(_) => continue,
+        };
+        if reason == Reason::Drifted {
+            tracing::info!(object = %format!("{kind} {namespace}/{name}"), "changed by someone else; restoring it");
         }
         let writer = Writer {
             client,
             namespace,
             metrics,
         };
-        match object.clone() {
+        let left = match object.clone() {
             DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await?,
             DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await?,
             DesiredObject::StatefulSet(o) => writer.write(with_hash(o, &hash), true).await?,
             DesiredObject::DaemonSet(o) => writer.write(with_hash(o, &hash), true).await?,
             DesiredObject::Deployment(o) => writer.write(with_hash(o, &hash), true).await?,
-        }
-        applied
-            .written
-            .push(format!("{} {}", object.kind(), object.name()));
+        };
+        written.record(
+            kind,
+            name,
+            WriteVersions {
+                found: live.and_then(|live| live.version),
+                left: version_of(object, &left),
+            },
+        );
+        applied.written.push(format!("{kind} {name}"));
     }
 
     let existing = existing(stores, namespace);
@@ -125,7 +190,7 @@ struct Writer<'a> {
 impl Writer<'_> {
     /// Server-side applies `object`; a workload whose immutable fields changed (422) is
     /// deleted and created again.
-    async fn write<K>(&self, object: K, recreate_if_invalid: bool) -> Result<(), Error>
+    async fn write<K>(&self, object: K, recreate_if_invalid: bool) -> Result<ObjectMeta, Error>
     where
         K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
             + Serialize
@@ -143,46 +208,69 @@ impl Writer<'_> {
             .await
             .map_err(Error::api(format!("applying {what}")));
         match result {
-            Ok(_) => Ok(()),
+            Ok(live) => Ok(live.meta().clone()),
             Err(e) if recreate_if_invalid && e.is_invalid() => {
                 tracing::info!(object = %what, error = %e, "recreating: an immutable field changed");
                 api.delete(&name, &DeleteParams::background())
                     .await
                     .map_err(Error::api(format!("deleting {what} to recreate it")))?;
                 self.metrics.workload_recreated(&kind);
-                api.patch(&name, &params, &Patch::Apply(&object))
+                let live = api
+                    .patch(&name, &params, &Patch::Apply(&object))
                     .await
                     .map_err(Error::api(format!("recreating {what}")))?;
-                Ok(())
+                Ok(live.meta().clone())
             }
             Err(e) => Err(e),
         }
     }
 }
 
-/// The desired-content hash the live copy of `object` was written from, if it exists.
-fn live_hash(stores: &Stores, object: &DesiredObject, namespace: &str) -> Option<String> {
-    fn of<K>(store: &Store<K>, name: &str, namespace: &str) -> Option<String>
+/// What the stores show of the live copy of an object.
+#[derive(Debug)]
+struct LiveState {
+    /// The desired-content hash it was written from.
+    hash: Option<String>,
+    /// See [`Written`].
+    version: Option<String>,
+}
+
+/// The version [`Written`] tracks for `object`'s kind, from a live object's metadata.
+fn version_of(object: &DesiredObject, meta: &ObjectMeta) -> Option<String> {
+    match object {
+        DesiredObject::Secret(_) | DesiredObject::Service(_) => meta.resource_version.clone(),
+        DesiredObject::StatefulSet(_)
+        | DesiredObject::DaemonSet(_)
+        | DesiredObject::Deployment(_) => meta.generation.map(|g| g.to_string()),
+    }
+}
+
+/// The live copy of `object` in the stores, unless it is missing or being deleted.
+fn live_state(stores: &Stores, object: &DesiredObject, namespace: &str) -> Option<LiveState> {
+    fn of<K>(store: &Store<K>, object: &DesiredObject, namespace: &str) -> Option<LiveState>
     where
         K: Resource<DynamicType = ()> + Clone,
     {
-        let live = store.get(&ObjectRef::new(name).within(namespace))?;
+        let live = store.get(&ObjectRef::new(object.name()).within(namespace))?;
         let meta = live.meta();
         if meta.deletion_timestamp.is_some() {
             return None;
         }
-        meta.annotations
-            .as_ref()?
-            .get(DESIRED_HASH_ANNOTATION)
-            .cloned()
+        Some(LiveState {
+            hash: meta
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(DESIRED_HASH_ANNOTATION))
+                .cloned(),
+            version: version_of(object, meta),
+        })
     }
-    let name = object.name();
     match object {
-        DesiredObject::Secret(_) => of(&stores.secrets, name, namespace),
-        DesiredObject::Service(_) => of(&stores.services, name, namespace),
-        DesiredObject::StatefulSet(_) => of(&stores.stateful_sets, name, namespace),
-        DesiredObject::DaemonSet(_) => of(&stores.daemon_sets, name, namespace),
-        DesiredObject::Deployment(_) => of(&stores.deployments, name, namespace),
+        DesiredObject::Secret(_) => of(&stores.secrets, object, namespace),
+        DesiredObject::Service(_) => of(&stores.services, object, namespace),
+        DesiredObject::StatefulSet(_) => of(&stores.stateful_sets, object, namespace),
+        DesiredObject::DaemonSet(_) => of(&stores.daemon_sets, object, namespace),
+        DesiredObject::Deployment(_) => of(&stores.deployments, object, namespace),
     }
 }
 
@@ -261,6 +349,42 @@ mod tests {
             string_data: Some([("k".to_owned(), value.to_owned())].into()),
             ..Secret::default()
         })
+    }
+
+    #[test]
+    fn drift_is_a_version_the_operator_neither_found_nor_left() {
+        let mut written = Written::default();
+        // Never written by this process: the hash alone decides.
+        assert!(!written.drifted("Secret", "a-config", Some("7")));
+        written.record(
+            "Secret",
+            "a-config",
+            WriteVersions {
+                found: Some("7".to_owned()),
+                left: Some("9".to_owned()),
+            },
+        );
+        // The store still shows the version before our write, or already shows ours.
+        assert!(!written.drifted("Secret", "a-config", Some("7")));
+        assert!(!written.drifted("Secret", "a-config", Some("9")));
+        // Someone else wrote after us.
+        assert!(written.drifted("Secret", "a-config", Some("12")));
+        // Another object, or another kind of the same name, is not concerned.
+        assert!(!written.drifted("Service", "a-config", Some("12")));
+        assert!(!written.drifted("Secret", "b-config", Some("12")));
+    }
+
+    #[test]
+    fn workloads_drift_by_generation_and_the_rest_by_resource_version() {
+        let meta = ObjectMeta {
+            resource_version: Some("41".to_owned()),
+            generation: Some(3),
+            ..ObjectMeta::default()
+        };
+        let secret = secret("", "x");
+        assert_eq!(version_of(&secret, &meta).as_deref(), Some("41"));
+        let statefulset = DesiredObject::StatefulSet(StatefulSet::default());
+        assert_eq!(version_of(&statefulset, &meta).as_deref(), Some("3"));
     }
 
     #[test]

@@ -29,6 +29,7 @@ use crate::watches::Stores;
 pub(crate) struct AgentState {
     values: Values,
     metrics_config: MetricsConfigCache,
+    written: apply::Written,
     announced: Announced,
 }
 
@@ -139,6 +140,7 @@ async fn pipeline(
         &ctx.metrics,
         &discovery.hierarchy,
         &plan.objects,
+        &mut state.written,
     )
     .await
     {
