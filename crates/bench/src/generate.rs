@@ -193,54 +193,79 @@ pub fn agent_name(a: usize) -> String {
 
 /// Generates the whole input described by `p`.
 pub fn generate(p: &Params) -> Corpus {
+    let mut files = Vec::new();
+    for (stem, docs) in sections(p) {
+        push_files(&mut files, stem, &docs);
+    }
+    Corpus { files }
+}
+
+/// The same documents as [`generate`], as JSON values in the order they are meant to be
+/// created (namespaces first), for loading into an API server.
+pub fn documents(p: &Params) -> Vec<Value> {
+    sections(p).into_iter().flat_map(|(_, docs)| docs).collect()
+}
+
+/// The documents of every file stem, in order.
+fn sections(p: &Params) -> Vec<(&'static str, Vec<Value>)> {
     let namespaces = p.namespaces.max(1);
     let agents = p.agents.max(1);
-    let mut files = Vec::new();
 
-    let mut docs: Vec<Value> = (0..namespaces).map(|i| namespace(p.seed, i)).collect();
-    docs.insert(
+    let mut namespace_docs: Vec<Value> = (0..namespaces).map(|i| namespace(p.seed, i)).collect();
+    namespace_docs.insert(
         0,
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": AGENT_NAMESPACE}}),
     );
-    push_files(&mut files, "00-namespaces", &docs);
 
-    let mut docs = Vec::new();
+    let mut agent_docs = Vec::new();
     for a in 0..agents {
-        docs.extend(agent(a));
+        agent_docs.extend(agent(a));
     }
-    docs.push(json!({
+    agent_docs.push(json!({
         "apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": "remote-write", "namespace": AGENT_NAMESPACE},
         "stringData": {"username": "bench", "password": "not-a-real-password"},
     }));
-    push_files(&mut files, "10-agents", &docs);
 
-    let docs: Vec<Value> = (0..namespaces)
-        .flat_map(|i| namespace_secrets(p.seed, i))
-        .collect();
-    push_files(&mut files, "20-secrets", &docs);
+    vec![
+        ("00-namespaces", namespace_docs),
+        ("10-agents", agent_docs),
+        (
+            "20-secrets",
+            (0..namespaces)
+                .flat_map(|i| namespace_secrets(p.seed, i))
+                .collect(),
+        ),
+        (
+            "30-servicemonitors",
+            (0..p.service_monitors)
+                .map(|i| service_monitor(p, namespaces, agents, i))
+                .collect(),
+        ),
+        (
+            "40-podmonitors",
+            (0..p.pod_monitors)
+                .map(|i| pod_monitor(p.seed, namespaces, agents, i))
+                .collect(),
+        ),
+        (
+            "50-probes",
+            (0..p.probes)
+                .map(|i| probe(p.seed, namespaces, agents, i))
+                .collect(),
+        ),
+        (
+            "60-podlogs",
+            (0..p.pod_logs)
+                .map(|i| pod_logs(p.seed, namespaces, agents, i))
+                .collect(),
+        ),
+    ]
+}
 
-    let docs: Vec<Value> = (0..p.service_monitors)
-        .map(|i| service_monitor(p, namespaces, agents, i))
-        .collect();
-    push_files(&mut files, "30-servicemonitors", &docs);
-
-    let docs: Vec<Value> = (0..p.pod_monitors)
-        .map(|i| pod_monitor(p.seed, namespaces, agents, i))
-        .collect();
-    push_files(&mut files, "40-podmonitors", &docs);
-
-    let docs: Vec<Value> = (0..p.probes)
-        .map(|i| probe(p.seed, namespaces, agents, i))
-        .collect();
-    push_files(&mut files, "50-probes", &docs);
-
-    let docs: Vec<Value> = (0..p.pod_logs)
-        .map(|i| pod_logs(p.seed, namespaces, agents, i))
-        .collect();
-    push_files(&mut files, "60-podlogs", &docs);
-
-    Corpus { files }
+/// Name of ServiceMonitor `i`.
+pub fn service_monitor_name(i: usize) -> String {
+    format!("sm-{i:06}")
 }
 
 /// Splits `docs` into files of at most [`DOCUMENTS_PER_FILE`] documents.
@@ -426,7 +451,7 @@ fn service_monitor(p: &Params, namespaces: usize, agents: usize, i: usize) -> Va
     let mut rng = Rng::for_object(p.seed, SERVICE_MONITOR, i);
     let ns = namespace_name(i % namespaces);
     let app = format!("{}-{i}", rng.pick(APPS));
-    let name = format!("sm-{i:06}");
+    let name = service_monitor_name(i);
 
     let mut metrics = json!({
         "port": "http-metrics",

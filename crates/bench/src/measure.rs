@@ -280,6 +280,42 @@ pub fn size(bytes: usize) -> String {
     }
 }
 
+/// The machine, for the conditions of a measurement (Markdown list items).
+pub fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, usize::from);
+    let model = read("/proc/cpuinfo")
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    let mem_kib: u64 = read("/proc/meminfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    let kernel = read("/proc/sys/kernel/osrelease");
+    format!(
+        "- CPUs (nproc): {cpus}, model: {model}\n- memory: {:.1} GiB\n- kernel: {}",
+        mem_kib as f64 / 1024.0 / 1024.0,
+        kernel.trim()
+    )
+}
+
+/// The load averages over 1, 5 and 15 minutes.
+pub fn loadavg() -> String {
+    read("/proc/loadavg")
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

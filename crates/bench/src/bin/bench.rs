@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use bench::generate::{Params, generate};
 use bench::measure::{
-    Phases, ProcessRun, errors, gzip_len, load, median, ms, prometheus_config, read_inputs,
+    Phases, ProcessRun, errors, gzip_len, load, loadavg, machine, median, ms, prometheus_config, read_inputs,
     render_in_process, run_measured, run_process, single_stream_gzip_len, size,
 };
 use clap::Parser;
@@ -498,38 +498,4 @@ fn print_edit(e: &EditResult) {
         "| first (cold) plan with an empty cache | {} ms |",
         ms(e.cold)
     );
-}
-
-fn read(path: &str) -> String {
-    std::fs::read_to_string(path).unwrap_or_default()
-}
-
-fn machine() -> String {
-    let cpus = std::thread::available_parallelism().map_or(0, usize::from);
-    let model = read("/proc/cpuinfo")
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "unknown".to_owned());
-    let mem_kib: u64 = read("/proc/meminfo")
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0);
-    let kernel = read("/proc/sys/kernel/osrelease");
-    format!(
-        "- CPUs (nproc): {cpus}, model: {model}\n- memory: {:.1} GiB\n- kernel: {}",
-        mem_kib as f64 / 1024.0 / 1024.0,
-        kernel.trim()
-    )
-}
-
-fn loadavg() -> String {
-    read("/proc/loadavg")
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
