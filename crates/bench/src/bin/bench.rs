@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use bench::generate::{Params, generate};
 use bench::measure::{
-    Phases, ProcessRun, errors, gzip_len, load, loadavg, machine, median, ms, prometheus_config, read_inputs,
-    render_in_process, run_measured, run_process, single_stream_gzip_len, size,
+    Phases, ProcessRun, errors, gzip_len, load, loadavg, machine, median, ms, prometheus_config,
+    read_inputs, render_in_process, run_measured, run_process, single_stream_gzip_len, size,
 };
 use clap::Parser;
 use render::desired::{PlanOptions, SECRET_SIZE_LIMIT};

@@ -81,8 +81,8 @@ impl Cluster {
 
     async fn install_crds(&self) -> Result<()> {
         let path = crds_path();
-        let text =
-            std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
         let crds: Vec<CustomResourceDefinition> = serde_saphyr::from_multiple(&text)
             .with_context(|| format!("parsing {}", path.display()))?;
         let api: Api<CustomResourceDefinition> = Api::all(self.client.clone());
@@ -96,7 +96,10 @@ impl Cluster {
         for crd in &crds {
             let name = crd.name_any();
             loop {
-                let live = api.get(&name).await.with_context(|| format!("CRD {name}"))?;
+                let live = api
+                    .get(&name)
+                    .await
+                    .with_context(|| format!("CRD {name}"))?;
                 let established = live
                     .status
                     .as_ref()
@@ -147,7 +150,10 @@ impl Cluster {
         futures::stream::iter(documents)
             .map(|doc| async move {
                 let (api, object) = self.dynamic(doc)?;
-                match api.delete(&object.name_any(), &DeleteParams::default()).await {
+                match api
+                    .delete(&object.name_any(), &DeleteParams::default())
+                    .await
+                {
                     Ok(_) => Ok(()),
                     Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
                     Err(e) => Err(anyhow::Error::new(e).context(format!(
@@ -187,10 +193,7 @@ impl Cluster {
         let kind = document["kind"].as_str().unwrap_or_default();
         let resource = api_resource(kind)?;
         let mut document = document.clone();
-        if let Some(meta) = document
-            .get_mut("metadata")
-            .and_then(Value::as_object_mut)
-        {
+        if let Some(meta) = document.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.remove("resourceVersion");
             meta.remove("uid");
         }

@@ -29,7 +29,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, DeleteParams};
 use render::desired::PlanOptions;
-pub use testenv::Backend;
+pub use testenv::{Backend, backends};
 
 use crate::generate::{
     AGENT_NAMESPACE, Params, agent_name, documents, generate, namespace_name, service_monitor_name,
@@ -370,7 +370,10 @@ impl Bench<'_> {
         for task in tasks {
             returned.push(task.await.context("an edit task failed")??);
         }
-        let spread = returned.iter().max().map_or(Duration::ZERO, |last| *last - started);
+        let spread = returned
+            .iter()
+            .max()
+            .map_or(Duration::ZERO, |last| *last - started);
         watch.settle(Duration::from_secs(1), o.timeout).await?;
         let all_in_final_config = markers
             .iter()
@@ -470,7 +473,12 @@ impl Bench<'_> {
         let complete = watch
             .wait_until(started, o.timeout, |text| job_names(text) == expected)
             .await
-            .with_context(|| format!("cold start with unrelated Secrets; log {}", op.log.display()))?;
+            .with_context(|| {
+                format!(
+                    "cold start with unrelated Secrets; log {}",
+                    op.log.display()
+                )
+            })?;
         watch.settle(Duration::from_secs(2), o.timeout).await?;
         let mut edits = Vec::new();
         for _ in 0..10.min(o.edits.max(1)) {
@@ -502,7 +510,8 @@ async fn apply_edit(
     name: &str,
     patch: &serde_json::Value,
 ) -> Result<Instant> {
-    let url = format!("/apis/monitoring.coreos.com/v1/namespaces/{namespace}/servicemonitors/{name}");
+    let url =
+        format!("/apis/monitoring.coreos.com/v1/namespaces/{namespace}/servicemonitors/{name}");
     let request = http::Request::patch(url)
         .header(http::header::CONTENT_TYPE, "application/json-patch+json")
         .body(serde_json::to_vec(patch)?)

@@ -38,8 +38,8 @@ impl OperatorProcess {
         leader_election: Option<&LeaderElection>,
     ) -> Result<OperatorProcess> {
         let metrics = free_port()?;
-        let log_file = std::fs::File::create(&log)
-            .with_context(|| format!("creating {}", log.display()))?;
+        let log_file =
+            std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
         let mut command = Command::new(binary);
         command
             .arg("run")
@@ -87,7 +87,9 @@ impl OperatorProcess {
     pub async fn metrics_text(&self) -> Result<String> {
         let mut stream = tokio::net::TcpStream::connect(self.metrics)
             .await
-            .with_context(|| format!("connecting to the operator's /metrics at {}", self.metrics))?;
+            .with_context(|| {
+                format!("connecting to the operator's /metrics at {}", self.metrics)
+            })?;
         stream
             .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .await?;
@@ -98,7 +100,10 @@ impl OperatorProcess {
             .split_once("\r\n\r\n")
             .context("no HTTP response from /metrics")?;
         if !head.starts_with("HTTP/1.1 200") {
-            bail!("/metrics answered {}", head.lines().next().unwrap_or_default());
+            bail!(
+                "/metrics answered {}",
+                head.lines().next().unwrap_or_default()
+            );
         }
         Ok(body.to_owned())
     }

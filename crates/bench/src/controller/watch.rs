@@ -185,7 +185,8 @@ impl ConfigWatch {
                     .collect();
                 bail!("edits not in the config Secret within {timeout:?}: {missing:?}");
             };
-            let finder = |marker: &String| memchr::memmem::find(self.text.as_bytes(), marker.as_bytes());
+            let finder =
+                |marker: &String| memchr::memmem::find(self.text.as_bytes(), marker.as_bytes());
             for (marker, seen) in markers.iter().zip(at.iter_mut()) {
                 if seen.is_none() && finder(marker).is_some() {
                     *seen = Some(arrived);
