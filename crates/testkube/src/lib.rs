@@ -14,6 +14,7 @@ pub mod error;
 pub mod faults;
 pub mod fieldmanager;
 pub mod patch;
+pub mod presentation;
 pub mod protobuf;
 pub mod resources;
 pub mod selector;

@@ -20,6 +20,7 @@ use tokio::task::JoinSet;
 use crate::error::ApiError;
 use crate::faults::{CounterTable, FaultRules};
 use crate::patch::PatchKind;
+use crate::presentation::{self, Presentation};
 use crate::resources::ResourceInfo;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::store::{
@@ -434,32 +435,39 @@ async fn handle_inner(
     let info = &target.info;
     let namespace = target.namespace.as_deref();
     let status = target.subresource.is_some();
-    let wants_table = table::wants_table(&accept);
+    let presentation = Presentation::from_accept(&accept);
     match verb {
         "get" => {
+            let presentation = presentation.check(verb)?;
             let name = target.name.as_deref().unwrap_or_default();
             let object = shared.state.lock().get(info, namespace, name)?;
-            if wants_table {
-                return Ok(json_response(
-                    StatusCode::OK,
-                    &table::table(info, &[object], None),
-                ));
-            }
-            Ok(json_response(StatusCode::OK, &object))
+            Ok(match presentation {
+                Presentation::Table => {
+                    json_response(StatusCode::OK, &table::table(info, &[object], None))
+                }
+                Presentation::Metadata { .. } => {
+                    json_response(StatusCode::OK, &presentation::partial(&object))
+                }
+                Presentation::Whole => json_response(StatusCode::OK, &object),
+            })
         }
         "list" => {
+            let presentation = presentation.check(verb)?;
             let options = list_options(&query, &target)?;
             let page = shared.state.lock().list(info, &options)?;
-            if wants_table {
+            if presentation == Presentation::Table {
                 let metadata = list_metadata(&page);
                 return Ok(json_response(
                     StatusCode::OK,
                     &table::table(info, &page.items, Some(metadata)),
                 ));
             }
-            Ok(bytes_response(StatusCode::OK, encode_list(info, &page)?))
+            Ok(bytes_response(
+                StatusCode::OK,
+                encode_list(info, &page, presentation)?,
+            ))
         }
-        "watch" => start_watch(shared, &target, &query, wants_table),
+        "watch" => start_watch(shared, &target, &query, presentation.check(verb)?),
         "create" => {
             if target.subresource.is_some() {
                 return Err(ApiError::method_not_allowed(
@@ -528,7 +536,10 @@ async fn handle_inner(
                 continue_token: None,
                 remaining: None,
             };
-            Ok(bytes_response(StatusCode::OK, encode_list(info, &page)?))
+            Ok(bytes_response(
+                StatusCode::OK,
+                encode_list(info, &page, Presentation::Whole)?,
+            ))
         }
         other => Err(ApiError::method_not_allowed(format!(
             "unsupported verb {other}"
@@ -641,15 +652,27 @@ fn list_metadata(page: &crate::store::ListPage) -> Value {
     metadata
 }
 
-/// Writes the list document item by item, without building one big `Value`.
-fn encode_list(info: &ResourceInfo, page: &crate::store::ListPage) -> Result<Vec<u8>, ApiError> {
+/// Writes the list document item by item, without building one big `Value`; metadata-only
+/// when `presentation` asks for it.
+fn encode_list(
+    info: &ResourceInfo,
+    page: &crate::store::ListPage,
+    presentation: Presentation,
+) -> Result<Vec<u8>, ApiError> {
     let encode_error =
         |error: serde_json::Error| ApiError::internal(format!("encoding a list: {error}"));
+    let metadata_only = matches!(presentation, Presentation::Metadata { .. });
+    let (kind, api_version) = if metadata_only {
+        let (kind, api_version) = presentation::partial_list_type();
+        (kind.to_owned(), api_version.to_owned())
+    } else {
+        (info.list_kind(), info.api_version())
+    };
     let mut out = Vec::with_capacity(256 + page.items.len() * 512);
     out.extend_from_slice(b"{\"kind\":");
-    serde_json::to_writer(&mut out, &info.list_kind()).map_err(encode_error)?;
+    serde_json::to_writer(&mut out, &kind).map_err(encode_error)?;
     out.extend_from_slice(b",\"apiVersion\":");
-    serde_json::to_writer(&mut out, &info.api_version()).map_err(encode_error)?;
+    serde_json::to_writer(&mut out, &api_version).map_err(encode_error)?;
     out.extend_from_slice(b",\"metadata\":");
     serde_json::to_writer(&mut out, &list_metadata(page)).map_err(encode_error)?;
     out.extend_from_slice(b",\"items\":[");
@@ -657,7 +680,11 @@ fn encode_list(info: &ResourceInfo, page: &crate::store::ListPage) -> Result<Vec
         if index > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut out, &**item).map_err(encode_error)?;
+        if metadata_only {
+            serde_json::to_writer(&mut out, &presentation::partial(item)).map_err(encode_error)?;
+        } else {
+            serde_json::to_writer(&mut out, &**item).map_err(encode_error)?;
+        }
     }
     out.extend_from_slice(b"]}");
     Ok(out)
@@ -674,7 +701,7 @@ fn start_watch(
     shared: &Arc<Shared>,
     target: &Target,
     query: &HashMap<String, String>,
-    wants_table: bool,
+    presentation: Presentation,
 ) -> Result<Response<Body>, ApiError> {
     let info = target.info.clone();
     let mut selection = selection(query, target)?;
@@ -738,7 +765,7 @@ fn start_watch(
         WatchSettings {
             allow_bookmarks,
             timeout,
-            table: wants_table,
+            presentation,
         },
     ));
     Ok(response)
@@ -747,15 +774,20 @@ fn start_watch(
 struct WatchSettings {
     allow_bookmarks: bool,
     timeout: Option<Duration>,
-    table: bool,
+    presentation: Presentation,
 }
 
-fn render(info: &ResourceInfo, item: &WatchItem, as_table: bool) -> Bytes {
+fn render(info: &ResourceInfo, item: &WatchItem, presentation: Presentation) -> Bytes {
     let object = State::presented(info, &item.object);
-    if as_table && item.event_type != "BOOKMARK" && item.event_type != "ERROR" {
-        return encode_event(item.event_type, &table::table(info, &[object], None));
+    match presentation {
+        Presentation::Table if item.event_type != "BOOKMARK" && item.event_type != "ERROR" => {
+            encode_event(item.event_type, &table::table(info, &[object], None))
+        }
+        Presentation::Metadata { .. } if item.event_type != "ERROR" => {
+            encode_event(item.event_type, &presentation::partial(&object))
+        }
+        _ => encode_event(item.event_type, &object),
     }
-    encode_event(item.event_type, &object)
 }
 
 async fn stream_watch(
@@ -768,7 +800,7 @@ async fn stream_watch(
 ) {
     for item in &initial {
         if frames
-            .send(render(&info, item, settings.table))
+            .send(render(&info, item, settings.presentation))
             .await
             .is_err()
         {
@@ -784,7 +816,7 @@ async fn stream_watch(
         tokio::select! {
             item = live.recv() => {
                 let Some(item) = item else { break };
-                if frames.send(render(&info, &item, settings.table)).await.is_err() {
+                if frames.send(render(&info, &item, settings.presentation)).await.is_err() {
                     break;
                 }
             }
@@ -799,12 +831,12 @@ async fn stream_watch(
                     (pending, state.bookmark(&info))
                 };
                 for item in &pending {
-                    if frames.send(render(&info, item, settings.table)).await.is_err() {
+                    if frames.send(render(&info, item, settings.presentation)).await.is_err() {
                         return;
                     }
                 }
                 let marker = WatchItem { event_type: "BOOKMARK", object: bookmark };
-                if frames.send(render(&info, &marker, false)).await.is_err() {
+                if frames.send(render(&info, &marker, settings.presentation)).await.is_err() {
                     break;
                 }
             }

@@ -7,13 +7,6 @@ use serde_json::{Value, json};
 
 use crate::resources::ResourceInfo;
 
-pub fn wants_table(accept: &str) -> bool {
-    accept
-        .split(',')
-        .next()
-        .is_some_and(|first| first.contains("as=Table"))
-}
-
 fn column(name: &str, column_type: &str, format: &str, description: &str) -> Value {
     json!({"name": name, "type": column_type, "format": format, "description": description, "priority": 0})
 }

@@ -1866,3 +1866,80 @@ async fn secret_string_data_is_stored_as_data() {
     assert_eq!(data(&patched)["kept"], b"d");
     assert_eq!(patched.string_data, None);
 }
+
+/// What a request with `accept` returns, parsed: the status code and each JSON document of
+/// the body (one per line for a watch).
+async fn raw_get(client: &Client, path: &str, accept: &str) -> (u16, Vec<serde_json::Value>) {
+    let request = http::Request::get(path)
+        .header(http::header::ACCEPT, accept)
+        .body(Vec::new())
+        .expect("request");
+    let response = client.send(request.map(Into::into)).await.expect("send");
+    let status = response.status().as_u16();
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .expect("body")
+        .to_bytes();
+    let documents = serde_json::Deserializer::from_slice(&body)
+        .into_iter::<serde_json::Value>()
+        .collect::<Result<_, _>>()
+        .expect("JSON documents");
+    (status, documents)
+}
+
+#[tokio::test]
+async fn metadata_only_requests_never_carry_values() {
+    const ONE: &str = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    const LIST: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    let (_server, client) = start().await;
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
+    let secret = serde_json::from_value(json!({
+        "metadata": {"name": "token", "labels": {"app": "web"}},
+        "data": {"password": "aHVudGVyMg=="},
+    }))
+    .expect("secret");
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("create");
+    let is_partial = |object: &serde_json::Value| {
+        object["kind"] == "PartialObjectMetadata"
+            && object["apiVersion"] == "meta.k8s.io/v1"
+            && object["metadata"]["labels"]["app"] == "web"
+            && object.get("data").is_none()
+    };
+
+    let (status, list) = raw_get(&client, "/api/v1/namespaces/default/secrets", LIST).await;
+    assert_eq!(status, 200);
+    assert_eq!(list[0]["kind"], "PartialObjectMetadataList");
+    assert!(list[0]["metadata"]["resourceVersion"].is_string());
+    let items = list[0]["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1);
+    assert!(is_partial(&items[0]), "{}", items[0]);
+
+    let (status, one) = raw_get(&client, "/api/v1/namespaces/default/secrets/token", ONE).await;
+    assert_eq!(status, 200);
+    assert!(is_partial(&one[0]), "{}", one[0]);
+
+    let path = "/api/v1/namespaces/default/secrets?watch=true&timeoutSeconds=1";
+    let (status, events) = raw_get(&client, path, ONE).await;
+    assert_eq!(status, 200);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "ADDED");
+    assert!(is_partial(&events[0]["object"]), "{}", events[0]);
+
+    // As on a real server, a list answers only the list media type, a get only the single one.
+    let (status, _) = raw_get(&client, "/api/v1/namespaces/default/secrets", ONE).await;
+    assert_eq!(status, 406);
+    let (status, _) = raw_get(&client, "/api/v1/namespaces/default/secrets/token", LIST).await;
+    assert_eq!(status, 406);
+
+    // kube-rs' metadata calls read the same.
+    let listed = secrets
+        .list_metadata(&ListParams::default())
+        .await
+        .expect("list_metadata");
+    assert_eq!(listed.items[0].metadata.name.as_deref(), Some("token"));
+    let got = secrets.get_metadata("token").await.expect("get_metadata");
+    assert_eq!(got.metadata.labels.unwrap_or_default()["app"], "web");
+}
