@@ -1,7 +1,8 @@
 //! `agent-operator`: deploys and configures Grafana Agent from custom resources.
 //!
 //! * `render`: what the operator would create for the GrafanaAgents in some manifests, offline;
-//! * `explain`: why a monitor, PodLogs, instance or Integration is (not) in an agent's config;
+//! * `explain`: why a monitor, PodLogs, instance or Integration is (not) in an agent's config,
+//!   from manifests or from a cluster;
 //! * `crds`: the CustomResourceDefinitions it reads (`--reference`: their Markdown reference);
 //! * `run`: the operator, reconciling a cluster.
 
@@ -19,6 +20,7 @@ use render::explain::{explain, parse_kind};
 use render::input_ref::{InputRef, Kind};
 use render::manifest::{Loader, Severity};
 use render::output::{configs_stream, crds_stream, objects_stream, plan_all};
+use render::store::InputStore;
 
 #[derive(Parser)]
 #[command(
@@ -68,12 +70,15 @@ enum Command {
     ///
     /// KIND is servicemonitor, podmonitor, probe, podlogs, metricsinstance, logsinstance or
     /// integration (singular, plural or short name, any case). Reads manifests with -f as
-    /// `render` does. Exits non-zero only when the object does not exist.
+    /// `render` does; without -f, reads the cluster KUBECONFIG (or the in-cluster
+    /// configuration) points at, read-only: it lists the inputs, Secrets and ConfigMaps
+    /// metadata-only, and reads only the values the agents refer to, as the operator does.
+    /// Exits non-zero only when the object does not exist or the cluster cannot be read.
     Explain {
         /// KIND/NAMESPACE/NAME, e.g. servicemonitor/default/web.
         object: String,
-        /// A file, a directory or `-` (stdin); repeatable.
-        #[arg(short = 'f', long = "filename", required = true)]
+        /// A file, a directory or `-` (stdin); repeatable. Without it, read the cluster.
+        #[arg(short = 'f', long = "filename")]
         files: Vec<String>,
         /// Output format.
         #[arg(short = 'o', long, value_enum, default_value = "text")]
@@ -166,15 +171,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
         } => {
             let target = parse_object(&object)?;
-            let mut loader = Loader::new();
-            for (source, text) in inputs::read_all(&files)? {
-                loader.add_source(&source, &text);
-            }
-            let loaded = loader.finish();
-            for d in &loaded.diagnostics {
-                eprintln!("{d}");
-            }
-            let explanation = explain(&loaded.store, &target, &PlanOptions::default())?;
+            let store = if files.is_empty() {
+                read_cluster()?
+            } else {
+                let mut loader = Loader::new();
+                for (source, text) in inputs::read_all(&files)? {
+                    loader.add_source(&source, &text);
+                }
+                let loaded = loader.finish();
+                for d in &loaded.diagnostics {
+                    eprintln!("{d}");
+                }
+                loaded.store
+            };
+            let explanation = explain(&store, &target, &PlanOptions::default())?;
             match output {
                 OutputFormat::Text => print(&explanation.to_string())?,
                 OutputFormat::Json => {
@@ -246,6 +256,25 @@ fn parse_agent(s: &str) -> Result<InputRef> {
         .filter(|(ns, name)| !ns.is_empty() && !name.is_empty())
         .with_context(|| format!("--agent {s:?}: expected NAMESPACE/NAME"))?;
     Ok(InputRef::new(Kind::GrafanaAgent, ns, name))
+}
+
+/// The inputs of the cluster KUBECONFIG (or the in-cluster configuration) points at, as the
+/// operator would see them.
+fn read_cluster() -> Result<InputStore> {
+    // Multi-threaded: discovery runs in `block_in_place`, as in the operator.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let client = kube::Client::try_default()
+            .await
+            .context("connecting to the cluster (KUBECONFIG, ~/.kube/config or in-cluster)")?;
+        controller::list_inputs(&client)
+            .await
+            .context("reading the cluster")
+    })
 }
 
 fn parse_object(s: &str) -> Result<InputRef> {

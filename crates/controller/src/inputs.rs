@@ -5,16 +5,23 @@
 //! referenced ones whose values are not held at their current resourceVersion, which are
 //! then read (GET, keeping only the referenced keys) and discovery runs again. Values are held
 //! per agent only while it refers to them; in the steady state discovery runs once.
+//!
+//! [`list_inputs`] takes the same snapshot without watches (for `agent-operator explain`):
+//! every kind listed once, Secrets and ConfigMaps metadata-only, then the same reads.
 
 use std::collections::{BTreeSet, HashMap};
+use std::fmt::Debug;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::Api;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::Resource;
+use kube::api::{Api, ListParams};
 use render::Discovery;
 use render::assets::AssetSource;
 use render::input_ref::{InputRef, Kind};
-use render::store::{InputStore, KeyValues};
+use render::store::{Input, InputStore, KeyValues};
+use serde::de::DeserializeOwned;
 
 use crate::error::Error;
 use crate::watches::Stores;
@@ -39,7 +46,84 @@ pub(crate) async fn discover(
     agent: &Arc<api::GrafanaAgent>,
     values: &mut Values,
 ) -> Result<Discovery, Error> {
-    let mut inputs = objects(stores);
+    discover_reading(client, &mut objects(stores), agent, values).await
+}
+
+/// Every input of the cluster `client` points at, listed once, with the values of the
+/// Secrets and ConfigMaps each GrafanaAgent refers to (and no others): the store `render`
+/// fills from files, taken read-only from a cluster. It needs list on the eight kinds,
+/// Namespaces, Secrets and ConfigMaps (metadata-only) and get on the referenced Secrets and
+/// ConfigMaps.
+pub async fn list_inputs(client: &kube::Client) -> Result<InputStore, Error> {
+    let mut inputs = InputStore::new();
+    inputs.reset(list::<api::GrafanaAgent>(client).await?);
+    inputs.reset(list::<api::MetricsInstance>(client).await?);
+    inputs.reset(list::<api::LogsInstance>(client).await?);
+    inputs.reset(list::<api::PodLogs>(client).await?);
+    inputs.reset(list::<api::Integration>(client).await?);
+    inputs.reset(list::<api::ServiceMonitor>(client).await?);
+    inputs.reset(list::<api::PodMonitor>(client).await?);
+    inputs.reset(list::<api::Probe>(client).await?);
+    inputs.reset_namespaces(
+        list_metadata::<Namespace>(client)
+            .await?
+            .into_iter()
+            .map(|m| (m.name.unwrap_or_default(), m.labels.unwrap_or_default())),
+    );
+    let versions = |list: Vec<ObjectMeta>| {
+        list.into_iter().map(|m| {
+            (
+                (m.namespace.unwrap_or_default(), m.name.unwrap_or_default()),
+                m.resource_version,
+            )
+        })
+    };
+    inputs.reset_meta(
+        AssetSource::Secret,
+        versions(list_metadata::<Secret>(client).await?),
+    );
+    inputs.reset_meta(
+        AssetSource::ConfigMap,
+        versions(list_metadata::<ConfigMap>(client).await?),
+    );
+    let agents: Vec<Arc<api::GrafanaAgent>> = inputs.agents().cloned().collect();
+    for agent in &agents {
+        // The values each agent's discovery reads stay in `inputs` for the next agents.
+        discover_reading(client, &mut inputs, agent, &mut Values::default()).await?;
+    }
+    Ok(inputs)
+}
+
+async fn list<K>(client: &kube::Client) -> Result<Vec<Arc<K>>, Error>
+where
+    K: Input + Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+{
+    let list = Api::<K>::all(client.clone())
+        .list(&ListParams::default())
+        .await
+        .map_err(Error::api(format!("listing {}s", K::KIND)))?;
+    Ok(list.items.into_iter().map(Arc::new).collect())
+}
+
+async fn list_metadata<K>(client: &kube::Client) -> Result<Vec<ObjectMeta>, Error>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+{
+    let list = Api::<K>::all(client.clone())
+        .list_metadata(&ListParams::default())
+        .await
+        .map_err(Error::api(format!("listing {}s (metadata)", K::kind(&()))))?;
+    Ok(list.items.into_iter().map(|o| o.metadata).collect())
+}
+
+/// Discovers `agent`'s hierarchy in `inputs`, reading the referenced values it lacks into
+/// `values` and `inputs`.
+async fn discover_reading(
+    client: &kube::Client,
+    inputs: &mut InputStore,
+    agent: &Arc<api::GrafanaAgent>,
+    values: &mut Values,
+) -> Result<Discovery, Error> {
     for _ in 0..MAX_ROUNDS {
         for (object, (version, key_names, data)) in &values.held {
             inputs.set_content(
@@ -51,7 +135,7 @@ pub(crate) async fn discover(
                 data.clone(),
             );
         }
-        let discovery = tokio::task::block_in_place(|| render::discover(agent, &inputs));
+        let discovery = tokio::task::block_in_place(|| render::discover(agent, &*inputs));
         if discovery.to_load.is_empty() {
             let references = &discovery.dependencies.references;
             values
@@ -61,6 +145,19 @@ pub(crate) async fn discover(
         }
         for (object, keys) in &discovery.to_load {
             read(client, object, keys, values).await?;
+            // What was read is newer than the listed metadata: this snapshot goes on with it
+            // (the watch will report the same version, or a deletion, soon after).
+            match values.held.get(object) {
+                Some((version, ..)) => inputs.apply_meta(
+                    source(object.kind),
+                    &object.namespace,
+                    &object.name,
+                    version.clone(),
+                ),
+                None => {
+                    inputs.delete(object.kind, &object.namespace, &object.name);
+                }
+            }
         }
     }
     Err(Error::Render {

@@ -45,6 +45,7 @@ use render::input_ref::{InputRef, Kind};
 use render::store::InputStore;
 
 pub use error::Error;
+pub use inputs::list_inputs;
 pub use metrics::Metrics;
 pub use watches::Readiness;
 
