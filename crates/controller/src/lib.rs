@@ -136,7 +136,7 @@ impl Operator {
             metrics,
             stores,
             triggers,
-            readiness: _,
+            readiness,
             relists,
             index,
             states,
@@ -158,6 +158,7 @@ impl Operator {
             states: states.clone(),
             failures: Default::default(),
             periodic: config.periodic_requeue,
+            readiness,
         });
 
         let Triggers {

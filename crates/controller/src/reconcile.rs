@@ -22,7 +22,10 @@ use crate::events::{self, Announced};
 use crate::inputs::{self, Values};
 use crate::metrics::Metrics;
 use crate::status;
-use crate::watches::Stores;
+use crate::watches::{Readiness, Stores};
+
+/// When to look again at an agent that arrived before every watch had listed.
+const NOT_READY_RETRY: Duration = Duration::from_secs(1);
 
 /// What the controller keeps per agent between reconciles.
 #[derive(Default)]
@@ -49,6 +52,8 @@ pub(crate) struct Context {
     pub failures: Mutex<HashMap<ObjectRef<GrafanaAgent>, u32>>,
     /// How often an agent is reconciled when nothing triggers it (guards against missed events).
     pub periodic: Duration,
+    /// Whether every watch has listed once.
+    pub readiness: Readiness,
 }
 
 impl Context {
@@ -106,6 +111,14 @@ async fn pipeline(
     key: &ObjectRef<GrafanaAgent>,
     ctx: &Context,
 ) -> Result<Action, Error> {
+    if !ctx.readiness.is_ready() {
+        // The agents' watch has listed but others have not: on this partial view, referenced
+        // Secrets would be reported missing (Warning Events for a moment), configs written
+        // without the monitors not listed yet, and live objects not seen yet recreated. The
+        // last watch to finish its list reconciles every agent; the requeue is a safety net.
+        tracing::debug!(agent = %key, "waiting until every watch has listed");
+        return Ok(Action::requeue(NOT_READY_RETRY));
+    }
     if agent.spec.paused {
         // Frozen: no write of any kind, deletions included, until unpaused (an agent edit).
         tracing::debug!(agent = %key, "paused");
