@@ -197,6 +197,27 @@ fn is_dns_subdomain(name: &str) -> bool {
     name.len() <= 253 && name.split('.').all(is_dns_label)
 }
 
+/// kube-apiserver's limit on an object's annotations, keys and values together.
+const ANNOTATIONS_SIZE_LIMIT: usize = 256 * 1024;
+
+/// Annotations over the real server's size limit. `kubectl apply` (client side) keeps the
+/// whole object in `last-applied-configuration`, so a large CRD cannot be applied that way,
+/// only with `--server-side` or `create`.
+fn annotations_cause(object: &Value) -> Option<StatusCause> {
+    let size: usize = object["metadata"]["annotations"]
+        .as_object()?
+        .iter()
+        .map(|(key, value)| key.len() + value.as_str().map_or(0, str::len))
+        .sum();
+    (size > ANNOTATIONS_SIZE_LIMIT).then(|| {
+        cause(
+            "FieldValueTooLong",
+            "metadata.annotations",
+            format!("Too long: may not be more than {ANNOTATIONS_SIZE_LIMIT} bytes"),
+        )
+    })
+}
+
 fn name_cause(info: &ResourceInfo, name: &str) -> Option<StatusCause> {
     let label_only = matches!(info.plural.as_str(), "namespaces" | "services");
     let valid = if label_only {
@@ -954,7 +975,7 @@ impl State {
             }
             metadata_mut(&mut object).insert("name".into(), json!(name));
         }
-        if let Some(invalid) = name_cause(info, &name) {
+        if let Some(invalid) = name_cause(info, &name).or_else(|| annotations_cause(&object)) {
             return Err(ApiError::invalid(
                 &info.group,
                 &info.kind,
@@ -1211,6 +1232,7 @@ impl State {
             }
         }
         let mut causes = immutable_field_causes(info, current, &proposed);
+        causes.extend(annotations_cause(&proposed));
         if info.group == "apiextensions.k8s.io"
             && info.plural == "customresourcedefinitions"
             && let Err(error) = resources_from_crd(&proposed)

@@ -1219,6 +1219,51 @@ async fn status_subresource_separates_spec_and_status() {
 }
 
 #[tokio::test]
+async fn annotations_over_256_kib_are_invalid_as_on_a_real_server() {
+    let (_server, client) = start().await;
+    let config_maps: Api<ConfigMap> = Api::default_namespaced(client.clone());
+    let annotated = |name: &str, bytes: usize| {
+        let mut object = config_map(name, &[]);
+        object.metadata.annotations = Some(BTreeMap::from([("big".to_owned(), "x".repeat(bytes))]));
+        object
+    };
+    // Key and value count: 3 + 262141 is exactly at the limit.
+    let at_limit = annotated("at-limit", 256 * 1024 - 3);
+    config_maps
+        .create(&PostParams::default(), &at_limit)
+        .await
+        .unwrap();
+    for (what, result) in [
+        (
+            "create",
+            config_maps
+                .create(&PostParams::default(), &annotated("over", 256 * 1024))
+                .await,
+        ),
+        (
+            "update",
+            config_maps
+                .replace(
+                    "at-limit",
+                    &PostParams::default(),
+                    &annotated("at-limit", 256 * 1024),
+                )
+                .await,
+        ),
+    ] {
+        let (code, reason, status) = api_error(result);
+        assert_eq!((code, reason.as_str()), (422, "Invalid"), "{what}");
+        assert!(
+            status
+                .message
+                .contains("metadata.annotations: Too long: may not be more than 262144 bytes"),
+            "{what}: {}",
+            status.message
+        );
+    }
+}
+
+#[tokio::test]
 async fn immutable_fields_are_invalid() {
     let (_server, client) = start().await;
     let stateful_sets: Api<StatefulSet> = Api::default_namespaced(client.clone());

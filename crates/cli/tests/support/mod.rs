@@ -49,7 +49,7 @@ impl Cluster {
             dir,
             kubeconfig,
         };
-        cluster.kubectl(&["apply", "-f", "deploy/crds/"]);
+        cluster.kubectl(&["apply", "--server-side", "-f", "deploy/crds/"]);
         cluster.kubectl(&[
             "wait",
             "--for",
