@@ -6,41 +6,9 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agent-operator-cluster-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-struct Kubectl {
-    kubeconfig: PathBuf,
-    cache_dir: PathBuf,
-}
-
-impl Kubectl {
-    fn ok(&self, args: &[&str]) -> String {
-        let binary = std::env::var_os("KUBECTL").unwrap_or_else(|| "kubectl".into());
-        let output = Command::new(&binary)
-            .arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .arg("--cache-dir")
-            .arg(&self.cache_dir)
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .current_dir(support::root())
-            .output()
-            .unwrap_or_else(|e| panic!("kubectl is required by this test ({binary:?}): {e}"));
-        assert!(
-            output.status.success(),
-            "kubectl {args:?} failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-}
+use support::{Backend, Cluster};
 
 fn render(args: &[&str], stdin: Option<&str>) -> Output {
     let args: Vec<&str> = std::iter::once("render")
@@ -68,28 +36,9 @@ fn without_uids(text: &str) -> (String, usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rendering_what_a_cluster_holds_equals_rendering_the_files() {
-    let server = testkube::TestKube::start().await.expect("start testkube");
-    let dir = scratch_dir();
-    let kubectl = Kubectl {
-        kubeconfig: dir.join("kubeconfig"),
-        cache_dir: dir.join("kubectl-cache"),
-    };
-    server
-        .write_kubeconfig(&kubectl.kubeconfig)
-        .expect("kubeconfig");
-
-    kubectl.ok(&["apply", "-f", "deploy/crds/"]);
-    kubectl.ok(&[
-        "wait",
-        "--for",
-        "condition=Established",
-        "crd",
-        "--all",
-        "--timeout",
-        "30s",
-    ]);
-    kubectl.ok(&["apply", "-f", "examples/"]);
-    let cluster = kubectl.ok(&[
+    let cluster = Cluster::start(Backend::TestKube, "from-a-cluster").await;
+    cluster.kubectl(&["apply", "-f", "examples/"]);
+    let held = cluster.kubectl(&[
         "get",
         "namespaces,secrets,configmaps,grafanaagents,metricsinstances,logsinstances,podlogs,integrations,servicemonitors,podmonitors,probes",
         "-A",
@@ -97,7 +46,7 @@ async fn rendering_what_a_cluster_holds_equals_rendering_the_files() {
         "yaml",
     ]);
 
-    let from_cluster = render(&["-f", "-"], Some(&cluster));
+    let from_cluster = render(&["-f", "-"], Some(&held));
     assert!(
         from_cluster.status.success(),
         "{}",
@@ -118,5 +67,4 @@ async fn rendering_what_a_cluster_holds_equals_rendering_the_files() {
     );
     let (files_text, _) = without_uids(&String::from_utf8_lossy(&from_files.stdout));
     pretty_assertions::assert_eq!(cluster_text, files_text);
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -16,14 +16,15 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The API server a scenario runs against. The in-memory one is the only backend for now;
-/// the real control plane joins when crates/testenv lands.
-pub enum Backend {
-    TestKube,
-}
+pub use testenv::Backend;
 
+/// A backend (testenv's: testkube, or the real control plane shared by the test binary) with
+/// the CRDs installed, and a scratch directory for logs and kubectl's cache.
+///
+/// The examples use fixed namespaces and the operator watches all of them, so a test binary
+/// runs at most one scenario on the shared control plane.
 pub struct Cluster {
-    pub server: testkube::TestKube,
+    pub env: testenv::TestEnv,
     pub dir: PathBuf,
     pub kubeconfig: PathBuf,
 }
@@ -34,18 +35,48 @@ const INPUT_KINDS: &str = "namespaces,secrets,configmaps,grafanaagents,metricsin
 const OUTPUT_KINDS: &str = "secrets,services,statefulsets,daemonsets,deployments";
 const MANAGED: &str = "app.kubernetes.io/managed-by=grafana-agent-operator";
 
+/// Write requests by `(verb, resource)`, `resource` with its subresource (`grafanaagents/status`).
+pub type WriteCounts = BTreeMap<(String, String), u64>;
+
+/// What kube-controller-manager writes on its own (leases, pods, endpoints, workload status,
+/// and Events, which the operator also writes): left out of the control plane's counts, so
+/// they show the operator's writes and the test's kubectl.
+const CONTROL_PLANE_WRITERS_OWN: &[&str] = &[
+    "leases",
+    "events",
+    "pods",
+    "pods/binding",
+    "endpoints",
+    "endpointslices",
+    "replicasets",
+    "replicasets/status",
+    "controllerrevisions",
+    "statefulsets/status",
+    "daemonsets/status",
+    "deployments/status",
+    "serviceaccounts",
+    "serviceaccounts/token",
+    "namespaces/finalize",
+    "namespaces/status",
+    "tokenreviews",
+    "subjectaccessreviews",
+    "selfsubjectreviews",
+];
+
 impl Cluster {
-    /// Starts the backend and installs the CRDs.
+    /// Starts (testkube) or joins (control plane) the backend and installs the CRDs.
     pub async fn start(backend: Backend, name: &str) -> Cluster {
-        let Backend::TestKube = backend;
-        let server = testkube::TestKube::start().await.expect("start testkube");
-        let dir =
-            std::env::temp_dir().join(format!("agent-operator-e2e-{name}-{}", std::process::id()));
+        let env = testenv::TestEnv::start(backend)
+            .await
+            .unwrap_or_else(|e| panic!("starting {backend}: {e}"));
+        let dir = std::env::temp_dir().join(format!(
+            "agent-operator-e2e-{name}-{backend}-{}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).expect("scratch dir");
-        let kubeconfig = dir.join("kubeconfig");
-        server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+        let kubeconfig = env.kubeconfig().to_path_buf();
         let cluster = Cluster {
-            server,
+            env,
             dir,
             kubeconfig,
         };
@@ -60,6 +91,38 @@ impl Cluster {
             "30s",
         ]);
         cluster
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.env.backend()
+    }
+
+    /// The testkube server, for fault injection (testkube only).
+    pub fn testkube(&self) -> &testkube::TestKube {
+        self.env
+            .testkube()
+            .unwrap_or_else(|| panic!("{} has no fault injection", self.backend()))
+    }
+
+    /// Every write request the server has served so far (see [`CONTROL_PLANE_WRITERS_OWN`]).
+    pub fn write_counts(&self) -> WriteCounts {
+        match self.env.testkube() {
+            Some(server) => server
+                .counters()
+                .snapshot()
+                .into_iter()
+                .filter(|((verb, _), _)| !matches!(verb.as_str(), "get" | "list" | "watch"))
+                .collect(),
+            None => apiserver_write_counts(&self.kubectl(&["get", "--raw", "/metrics"])),
+        }
+    }
+
+    /// Counts the writes from now on.
+    pub fn count_writes(&self) -> Writes<'_> {
+        Writes {
+            cluster: self,
+            before: self.write_counts(),
+        }
     }
 
     fn command(&self) -> Command {
@@ -178,16 +241,16 @@ impl Cluster {
         });
     }
 
-    /// Waits until the server has served no write for a second, so counters can be read.
+    /// Waits until the server has served no write for a second, so counts can be read.
     pub fn settle(&self) {
-        let counters = self.server.counters();
-        let mut last = counters.total_writes();
+        let total = || self.write_counts().values().sum::<u64>();
+        let mut last = total();
         let mut since = Instant::now();
         let deadline = Instant::now() + Duration::from_secs(60);
         while since.elapsed() < Duration::from_secs(1) {
             assert!(Instant::now() < deadline, "writes never settled");
-            std::thread::sleep(Duration::from_millis(100));
-            let now = counters.total_writes();
+            std::thread::sleep(Duration::from_millis(200));
+            let now = total();
             if now != last {
                 last = now;
                 since = Instant::now();
@@ -200,6 +263,75 @@ impl Cluster {
         let encoded = s["data"]["agent.yml"].as_str().unwrap_or_default();
         decode_base64(encoded)
     }
+}
+
+/// The write requests counted since [`Cluster::count_writes`].
+pub struct Writes<'a> {
+    cluster: &'a Cluster,
+    before: WriteCounts,
+}
+
+impl Writes<'_> {
+    /// Every `(verb, resource)` written since, with its count.
+    pub fn since(&self) -> Vec<((String, String), u64)> {
+        self.cluster
+            .write_counts()
+            .into_iter()
+            .filter_map(|(key, now)| {
+                let added = now - self.before.get(&key).copied().unwrap_or_default();
+                (added > 0).then_some((key, added))
+            })
+            .collect()
+    }
+
+    /// Writes of one resource since, by any verb.
+    pub fn of(&self, resource: &str) -> u64 {
+        self.since()
+            .into_iter()
+            .filter(|((_, r), _)| r == resource)
+            .map(|(_, count)| count)
+            .sum()
+    }
+}
+
+/// Write requests from kube-apiserver's `apiserver_request_total`, by (lower-case verb,
+/// resource[/subresource]), without the control plane's own (see [`CONTROL_PLANE_WRITERS_OWN`]).
+fn apiserver_write_counts(metrics: &str) -> WriteCounts {
+    let mut counts = WriteCounts::new();
+    for line in metrics.lines() {
+        let Some(rest) = line.strip_prefix("apiserver_request_total{") else {
+            continue;
+        };
+        let Some((labels, value)) = rest.rsplit_once("} ") else {
+            continue;
+        };
+        let label = |name: &str| {
+            labels
+                .split(',')
+                .find_map(|pair| pair.strip_prefix(name)?.strip_prefix("=\""))
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let verb = label("verb").to_lowercase();
+        if !matches!(
+            verb.as_str(),
+            "create" | "update" | "patch" | "apply" | "delete" | "deletecollection"
+        ) || !label("dry_run").is_empty()
+        {
+            continue;
+        }
+        let resource = match label("subresource").as_str() {
+            "" => label("resource"),
+            sub => format!("{}/{sub}", label("resource")),
+        };
+        if CONTROL_PLANE_WRITERS_OWN.contains(&resource.as_str()) {
+            continue;
+        }
+        let count = value.trim().parse::<f64>().unwrap_or_default() as u64;
+        *counts.entry((verb, resource)).or_default() += count;
+    }
+    counts
 }
 
 impl Drop for Cluster {
