@@ -2,10 +2,10 @@
 //!
 //! Field sets use the real `FieldsV1` encoding: `f:<field>` for map fields, `k:{...}` for
 //! elements of lists with a merge key, `v:<json>` for elements of set lists. Lists of custom
-//! resources are atomic (the default for CRD schemas without `x-kubernetes-list-type`), lists of
-//! built-in kinds use the merge keys of [`crate::patch::merge_key`].
+//! resources are atomic unless their CRD schema declares them `x-kubernetes-list-type: map` (with
+//! one key), lists of built-in kinds use the merge keys of [`crate::patch::merge_key`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
@@ -203,9 +203,20 @@ pub fn from_fields_v1(value: &Value) -> FieldSet {
     fields
 }
 
-/// The fields an object sets within `scope`. `keyed_lists` is false for custom resources, whose
-/// lists are atomic outside `metadata`.
-pub fn field_set(object: &Value, scope: Scope, keyed_lists: bool) -> FieldSet {
+/// Which lists merge element by element, and by which key.
+#[derive(Debug, Clone, Copy)]
+pub enum ListKeys<'a> {
+    /// A built-in kind (and any object's `metadata`): the merge keys of
+    /// [`crate::patch::merge_key`].
+    Builtin,
+    /// A custom resource: the lists its CRD schema declares `x-kubernetes-list-type: map`, by
+    /// field name, with their key; every other list is atomic.
+    Custom(&'a BTreeMap<String, String>),
+}
+
+/// The fields an object sets within `scope`; `metadata` lists always merge as a built-in
+/// kind's do.
+pub fn field_set(object: &Value, scope: Scope, lists: ListKeys<'_>) -> FieldSet {
     let mut fields = FieldSet::new();
     let Some(map) = object.as_object() else {
         return fields;
@@ -224,21 +235,21 @@ pub fn field_set(object: &Value, scope: Scope, keyed_lists: bool) -> FieldSet {
                     continue;
                 }
                 path.push(format!("f:{field}"));
-                collect(field, child, &mut path, &mut fields, true);
+                collect(field, child, &mut path, &mut fields, ListKeys::Builtin);
                 path.pop();
             }
         } else {
-            collect(key, value, &mut path, &mut fields, keyed_lists);
+            collect(key, value, &mut path, &mut fields, lists);
         }
     }
     fields
 }
 
-fn element_key(field: &str, items: &[Value], keyed_lists: bool) -> Option<&'static str> {
-    if !keyed_lists {
-        return None;
-    }
-    let key = merge_key(field, items.first())?;
+fn element_key<'a>(field: &str, items: &[Value], lists: ListKeys<'a>) -> Option<&'a str> {
+    let key = match lists {
+        ListKeys::Builtin => merge_key(field, items.first())?,
+        ListKeys::Custom(keys) => keys.get(field)?.as_str(),
+    };
     items
         .iter()
         .all(|item| item.get(key).is_some())
@@ -254,13 +265,13 @@ fn collect(
     value: &Value,
     path: &mut FieldPath,
     fields: &mut FieldSet,
-    keyed_lists: bool,
+    lists: ListKeys<'_>,
 ) {
     match value {
         Value::Object(map) if !map.is_empty() => {
             for (key, child) in map {
                 path.push(format!("f:{key}"));
-                collect(key, child, path, fields, keyed_lists);
+                collect(key, child, path, fields, lists);
                 path.pop();
             }
         }
@@ -274,7 +285,7 @@ fn collect(
                 path.pop();
             }
         }
-        Value::Array(items) if !items.is_empty() => match element_key(field, items, keyed_lists) {
+        Value::Array(items) if !items.is_empty() => match element_key(field, items, lists) {
             Some(key) => {
                 for item in items {
                     path.push(key_segment(key, item));
@@ -282,7 +293,7 @@ fn collect(
                     if let Some(map) = item.as_object() {
                         for (child_key, child) in map {
                             path.push(format!("f:{child_key}"));
-                            collect(child_key, child, path, fields, keyed_lists);
+                            collect(child_key, child, path, fields, lists);
                             path.pop();
                         }
                     }
@@ -408,16 +419,16 @@ pub struct Writer<'a> {
     pub api_version: &'a str,
     pub time: &'a str,
     pub scope: Scope,
-    pub keyed_lists: bool,
+    pub lists: ListKeys<'a>,
 }
 
 /// Records an Update (create, replace or non-apply patch): fields whose value changed become
 /// the writer's, and nobody owns fields that disappeared.
 pub fn record_update(old: Option<&Value>, new: &mut Value, writer: &Writer<'_>) {
     let mut entries = old.map(read_entries).unwrap_or_default();
-    let new_fields = field_set(new, writer.scope, writer.keyed_lists);
+    let new_fields = field_set(new, writer.scope, writer.lists);
     let old_fields = old
-        .map(|old| field_set(old, writer.scope, writer.keyed_lists))
+        .map(|old| field_set(old, writer.scope, writer.lists))
         .unwrap_or_default();
     let changed: FieldSet = new_fields
         .iter()
@@ -462,7 +473,7 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, writer: &Writer<'_>) 
 }
 
 /// Merges an applied configuration into `base`, keyed lists element by element.
-fn merge_applied(base: &mut Value, applied: &Value, field: &str, keyed_lists: bool) {
+fn merge_applied(base: &mut Value, applied: &Value, field: &str, lists: ListKeys<'_>) {
     match (base, applied) {
         (Value::Object(base_map), Value::Object(applied_map)) => {
             for (key, value) in applied_map {
@@ -470,7 +481,11 @@ fn merge_applied(base: &mut Value, applied: &Value, field: &str, keyed_lists: bo
                     base_map.remove(key);
                     continue;
                 }
-                let keyed = keyed_lists || field == "metadata";
+                let keyed = if field == "metadata" {
+                    ListKeys::Builtin
+                } else {
+                    lists
+                };
                 match base_map.get_mut(key) {
                     Some(existing) if existing.is_object() && value.is_object() => {
                         merge_applied(existing, value, key, keyed);
@@ -493,7 +508,7 @@ fn merge_applied(base: &mut Value, applied: &Value, field: &str, keyed_lists: bo
                 }
                 return;
             }
-            let key = element_key(field, applied_items, keyed_lists)
+            let key = element_key(field, applied_items, lists)
                 .filter(|key| base_items.iter().all(|item| item.get(*key).is_some()));
             let Some(key) = key else {
                 *base_items = applied_items.clone();
@@ -504,7 +519,7 @@ fn merge_applied(base: &mut Value, applied: &Value, field: &str, keyed_lists: bo
                     .iter_mut()
                     .find(|existing| existing.get(key) == item.get(key))
                 {
-                    Some(existing) => merge_applied(existing, item, "", keyed_lists),
+                    Some(existing) => merge_applied(existing, item, "", lists),
                     None => base_items.push(item.clone()),
                 }
             }
@@ -523,7 +538,7 @@ pub fn apply(
 ) -> Result<Value, ApplyError> {
     let mut entries = read_entries(current);
     let subresource = writer.scope.subresource();
-    let applied_fields = field_set(applied, writer.scope, writer.keyed_lists);
+    let applied_fields = field_set(applied, writer.scope, writer.lists);
 
     let mut conflicts = Vec::new();
     let mut conflicting_paths: Vec<(usize, FieldPath)> = Vec::new();
@@ -572,7 +587,7 @@ pub fn apply(
         &mut merged,
         &Value::Object(scoped_applied),
         "",
-        writer.keyed_lists,
+        writer.lists,
     );
 
     let previous = entries
@@ -641,7 +656,7 @@ mod tests {
             scope: Scope::Main {
                 status_separate: true,
             },
-            keyed_lists: true,
+            lists: ListKeys::Builtin,
         }
     }
 
@@ -654,7 +669,7 @@ mod tests {
             Scope::Main {
                 status_separate: true,
             },
-            true,
+            ListKeys::Builtin,
         );
         assert!(fields.contains(&vec![
             "f:spec".to_string(),
@@ -688,5 +703,53 @@ mod tests {
         assert_eq!(forced["spec"]["replicas"], json!(3));
         let shared = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3}});
         assert!(apply(&forced, &shared, &writer("three"), false).is_ok());
+    }
+
+    /// A custom resource's list declared `x-kubernetes-list-type: map`: each manager's
+    /// elements merge, an update keeps the other's, and an empty apply removes only its own.
+    #[test]
+    fn custom_list_maps_merge_per_manager_and_other_lists_stay_atomic() {
+        let keys = BTreeMap::from([("agents".to_owned(), "agent".to_owned())]);
+        let status_writer = |manager| Writer {
+            manager,
+            api_version: "example.com/v1",
+            time: "2024-01-01T00:00:00Z",
+            scope: Scope::Status,
+            lists: ListKeys::Custom(&keys),
+        };
+        let object = |status: Value| json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "status": status});
+        let entry = |agent: &str, n: i32| json!({"agent": agent, "count": n, "atomic": [n]});
+        let current = object(json!({}));
+        let one = apply(
+            &current,
+            &object(json!({"agents": [entry("a", 1)]})),
+            &status_writer("a"),
+            true,
+        )
+        .unwrap();
+        let both = apply(
+            &one,
+            &object(json!({"agents": [entry("b", 1)]})),
+            &status_writer("b"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            both["status"]["agents"],
+            json!([entry("a", 1), entry("b", 1)])
+        );
+        let updated = apply(
+            &both,
+            &object(json!({"agents": [entry("a", 2)]})),
+            &status_writer("a"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            updated["status"]["agents"],
+            json!([entry("a", 2), entry("b", 1)])
+        );
+        let removed = apply(&updated, &object(json!({})), &status_writer("a"), true).unwrap();
+        assert_eq!(removed["status"]["agents"], json!([entry("b", 1)]));
     }
 }

@@ -40,6 +40,9 @@ pub struct ResourceInfo {
     /// Built-in kinds accept strategic merge patches; custom resources answer 415 as on a cluster.
     pub builtin: bool,
     pub printer_columns: Vec<PrinterColumn>,
+    /// For a custom resource, the lists its schema declares `x-kubernetes-list-type: map` with
+    /// one key, by field name: server-side apply merges them element by element.
+    pub list_map_keys: BTreeMap<String, String>,
 }
 
 impl ResourceInfo {
@@ -472,9 +475,37 @@ pub fn resources_from_crd(crd: &Value) -> Result<Vec<ResourceInfo>, CrdError> {
             tracks_generation: true,
             builtin: false,
             printer_columns,
+            list_map_keys: list_map_keys(&version["schema"]["openAPIV3Schema"]),
         });
     }
     Ok(infos)
+}
+
+/// The single-key list-maps of a CRD schema, by field name (as [`crate::patch::merge_key`]
+/// names a built-in kind's merge keys). Lists keyed by several fields stay atomic here.
+fn list_map_keys(schema: &Value) -> BTreeMap<String, String> {
+    fn walk(node: &Value, keys: &mut BTreeMap<String, String>) {
+        if !node.is_object() {
+            return;
+        }
+        if let Some(properties) = node["properties"].as_object() {
+            for (field, property) in properties {
+                let map_keys = property["x-kubernetes-list-map-keys"].as_array();
+                if property["x-kubernetes-list-type"] == "map"
+                    && let Some([key]) = map_keys.map(Vec::as_slice)
+                    && let Some(key) = key.as_str()
+                {
+                    keys.insert(field.clone(), key.to_owned());
+                }
+                walk(property, keys);
+            }
+        }
+        walk(&node["items"], keys);
+        walk(&node["additionalProperties"], keys);
+    }
+    let mut keys = BTreeMap::new();
+    walk(schema, &mut keys);
+    keys
 }
 
 /// Served resources, indexed by group, version and plural.
@@ -511,6 +542,7 @@ impl Registry {
                 has_status: entry.has_status,
                 tracks_generation: entry.tracks_generation,
                 builtin: true,
+                list_map_keys: BTreeMap::new(),
                 printer_columns: Vec::new(),
             };
             resources.insert(

@@ -146,7 +146,7 @@ impl Target {
 enum Route {
     Document(Value),
     NotFound,
-    Resource(Target),
+    Resource(Box<Target>),
 }
 
 fn route(state: &State, addr: SocketAddr, path: &str) -> Result<Route, ApiError> {
@@ -197,12 +197,12 @@ fn route(state: &State, addr: SocketAddr, path: &str) -> Result<Route, ApiError>
         if tail.len() > 2 {
             return Err(not_found());
         }
-        return Ok(Route::Resource(Target {
+        return Ok(Route::Resource(Box::new(Target {
             info,
             namespace: Some(namespace.to_string()),
             name: tail.first().map(|name| name.to_string()),
             subresource: tail.get(1).map(|sub| sub.to_string()),
-        }));
+        })));
     }
     let [plural, tail @ ..] = rest else {
         return Err(not_found());
@@ -211,12 +211,12 @@ fn route(state: &State, addr: SocketAddr, path: &str) -> Result<Route, ApiError>
     if tail.len() > 2 || (info.namespaced && !tail.is_empty()) {
         return Err(not_found());
     }
-    Ok(Route::Resource(Target {
+    Ok(Route::Resource(Box::new(Target {
         info,
         namespace: None,
         name: tail.first().map(|name| name.to_string()),
         subresource: tail.get(1).map(|sub| sub.to_string()),
-    }))
+    })))
 }
 
 fn version_document() -> Value {
@@ -375,7 +375,7 @@ async fn handle_inner(
                 "the server could not find the requested resource",
             ));
         }
-        Route::Resource(target) => target,
+        Route::Resource(target) => *target,
     };
     if let Some(subresource) = &target.subresource
         && (subresource != "status" || !target.info.has_status)

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use crate::error::{ApiError, StatusCause, cause};
-use crate::fieldmanager::{self, ApplyError, Scope, Writer};
+use crate::fieldmanager::{self, ApplyError, ListKeys, Scope, Writer};
 use crate::patch::{self, PatchKind};
 use crate::resources::{Registry, ResourceInfo, StoreKey, resources_from_crd};
 use crate::selector::{FieldSelector, LabelSelector};
@@ -906,7 +906,7 @@ impl State {
     }
 
     fn writer<'a>(
-        info: &ResourceInfo,
+        info: &'a ResourceInfo,
         options: &'a WriteOptions,
         api_version: &'a str,
         time: &'a str,
@@ -917,7 +917,11 @@ impl State {
             api_version,
             time,
             scope,
-            keyed_lists: info.builtin,
+            lists: if info.builtin {
+                ListKeys::Builtin
+            } else {
+                ListKeys::Custom(&info.list_map_keys)
+            },
         }
     }
 
