@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::selectors::{ConfigMapKeySelector, SecretKeySelector};
-use crate::status::SelectionStatus;
+use crate::status::IntegrationStatus;
 
 /// Desired state of an Integration: one integration the selecting agents run, its config, and
 /// the files it needs.
@@ -20,7 +20,7 @@ use crate::status::SelectionStatus;
     singular = "integration",
     namespaced,
     category = "agent-operator",
-    status = "SelectionStatus",
+    status = "IntegrationStatus",
     derive = "Default",
     derive = "PartialEq"
 )]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::prometheus::{BasicAuth, OAuth2, TlsConfig};
 use crate::selectors::SecretKeySelector;
-use crate::status::InstanceStatus;
+use crate::status::LogsInstanceStatus;
 
 /// Desired state of a LogsInstance: where logs are sent and which PodLogs are collected.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
@@ -22,7 +22,7 @@ use crate::status::InstanceStatus;
     singular = "logsinstance",
     namespaced,
     category = "agent-operator",
-    status = "InstanceStatus",
+    status = "LogsInstanceStatus",
     derive = "Default",
     derive = "PartialEq"
 )]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::prometheus::{BasicAuth, OAuth2, RelabelConfig, TlsConfig};
 use crate::selectors::SecretKeySelector;
-use crate::status::InstanceStatus;
+use crate::status::MetricsInstanceStatus;
 
 /// Desired state of one metrics pipeline: the monitors it scrapes and where it sends samples.
 ///
@@ -25,7 +25,7 @@ use crate::status::InstanceStatus;
     singular = "metricsinstance",
     namespaced,
     category = "agent-operator",
-    status = "InstanceStatus",
+    status = "MetricsInstanceStatus",
     derive = "Default",
     derive = "PartialEq"
 )]

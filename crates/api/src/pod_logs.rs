@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::prometheus::RelabelConfig;
 use crate::selectors::NamespaceSelector;
-use crate::status::SelectionStatus;
 
 /// Which Pods' logs to collect and how to process each line. Becomes one promtail scrape job,
 /// `podLogs/<namespace>/<name>`, in the config of every LogsInstance that selects it.
@@ -23,7 +22,6 @@ use crate::status::SelectionStatus;
     singular = "podlogs",
     namespaced,
     category = "agent-operator",
-    status = "SelectionStatus",
     derive = "Default",
     derive = "PartialEq"
 )]

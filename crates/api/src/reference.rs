@@ -14,7 +14,9 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
-use crate::status::{GrafanaAgentStatus, InstanceStatus, SelectionStatus};
+use crate::status::{
+    GrafanaAgentStatus, IntegrationStatus, LogsInstanceStatus, MetricsInstanceStatus,
+};
 use crate::{
     GrafanaAgent, GrafanaAgentSpec, Integration, IntegrationSpec, LogsInstance, LogsInstanceSpec,
     MetricsInstance, MetricsInstanceSpec, PodLogs, PodLogsSpec, PodMonitor, PodMonitorSpec, Probe,
@@ -73,10 +75,14 @@ fn collect() -> (Types, Vec<KindEntry>) {
     let mut generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
     let mut kinds = vec![
         entry::<GrafanaAgent, GrafanaAgentSpec, GrafanaAgentStatus>(&mut generator),
-        entry::<MetricsInstance, MetricsInstanceSpec, InstanceStatus>(&mut generator),
-        entry::<LogsInstance, LogsInstanceSpec, InstanceStatus>(&mut generator),
-        entry::<PodLogs, PodLogsSpec, SelectionStatus>(&mut generator),
-        entry::<Integration, IntegrationSpec, SelectionStatus>(&mut generator),
+        entry::<MetricsInstance, MetricsInstanceSpec, MetricsInstanceStatus>(&mut generator),
+        entry::<LogsInstance, LogsInstanceSpec, LogsInstanceStatus>(&mut generator),
+        KindEntry {
+            crd: PodLogs::crd(),
+            spec: generator.subschema_for::<PodLogsSpec>().to_value(),
+            status: None,
+        },
+        entry::<Integration, IntegrationSpec, IntegrationStatus>(&mut generator),
     ];
     for (crd, spec) in [
         (

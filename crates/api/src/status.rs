@@ -1,4 +1,12 @@
 //! Status subresources of the monitoring.grafana.com kinds (upstream has none: quirk Q8).
+//!
+//! A GrafanaAgent's status is its own. A MetricsInstance, LogsInstance or Integration can be
+//! selected by several GrafanaAgents, so its status is a list of entries keyed by agent
+//! (`status.agents`, a list-map keyed by `agent`): each agent's reconciler server-side-applies
+//! only its own entry under its own field manager, and the API server merges the entries, so two
+//! agents never overwrite each other. PodLogs (like ServiceMonitors, PodMonitors and Probes) have
+//! no status: they can number in the thousands, and what happened to each is in its
+//! LogsInstance's entry, the GrafanaAgent's status and Warning Events on the object itself.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
@@ -6,25 +14,64 @@ use serde::{Deserialize, Serialize};
 
 /// Condition types the operator sets.
 pub mod condition {
-    /// Everything the agent asked for was rendered and applied.
+    /// Everything selected was rendered and applied (`False` names what was not).
     pub const RECONCILED: &str = "Reconciled";
-    /// Some selected objects were rejected; the rest were rendered.
-    pub const DEGRADED: &str = "Degraded";
-    /// The object is selected by at least one GrafanaAgent.
-    pub const SELECTED: &str = "Selected";
-    /// The object itself is valid and was rendered.
-    pub const ACCEPTED: &str = "Accepted";
+    /// The workloads that run the object report all their pods ready.
+    pub const AVAILABLE: &str = "Available";
 }
 
-/// Status of a GrafanaAgent: what it selected, what was rejected, what runs.
+/// Condition reasons shared by the operator's kinds (a rejected object's own reason, in
+/// [`RejectedObject::reason`], says more precisely what is wrong with it).
+pub mod reason {
+    /// `Reconciled=True`: everything was rendered and applied.
+    pub const RECONCILED: &str = "Reconciled";
+    /// `Reconciled=False`: some objects or fields were rejected; the rest was applied.
+    pub const INVALID_CONFIGURATION: &str = "InvalidConfiguration";
+    /// `Reconciled=False`: writing the planned objects failed; the operator retries.
+    pub const APPLY_FAILED: &str = "ApplyFailed";
+    /// `Available=True`: every workload has all its pods ready.
+    pub const WORKLOADS_READY: &str = "WorkloadsReady";
+    /// `Available=False`: a workload has fewer ready pods than it wants.
+    pub const WORKLOADS_NOT_READY: &str = "WorkloadsNotReady";
+    /// `Available=False`: nothing runs (no workload is planned for the object).
+    pub const NO_WORKLOADS: &str = "NoWorkloads";
+}
+
+/// How many rejected objects a status lists; `rejectedTotal` counts them all.
+pub const MAX_LISTED_REJECTIONS: usize = 20;
+
+/// One object (or a field of it) left out of the generated config, and why.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RejectedObject {
+    /// Kind of the object at fault, e.g. `ServiceMonitor`.
+    pub kind: String,
+    /// Namespace of the object at fault (empty for a cluster-scoped one).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// Name of the object at fault.
+    pub name: String,
+    /// The offending field's path, e.g. `spec.endpoints[0].relabelings[0].regex`, when one
+    /// field is at fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Machine-readable cause, e.g. `InvalidRegex`, `SecretNotFound`, `KeyNotFound`.
+    pub reason: String,
+    /// What is wrong and what was left out.
+    pub message: String,
+}
+
+/// Status of a GrafanaAgent: what it selected, what was rejected, whether its workloads run.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GrafanaAgentStatus {
     /// The `metadata.generation` of the GrafanaAgent this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    /// The agent's conditions: `Reconciled` and `Degraded`.
+    /// `Reconciled` (everything selected was rendered and applied) and `Available` (every
+    /// workload has all its pods ready).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
     /// Number of MetricsInstances this agent selects.
     #[serde(default)]
@@ -47,59 +94,121 @@ pub struct GrafanaAgentStatus {
     /// Number of PodLogs selected through the agent's LogsInstances.
     #[serde(default)]
     pub pod_logs: i32,
-    /// Number of problems found while rendering the agent: selected objects, or fields of them
-    /// or of the agent, that were left out. Each also has a Warning Event.
-    #[serde(default)]
-    pub rejected: i32,
     /// Effective shard count (StatefulSets); 0 when no MetricsInstance is selected.
     #[serde(default)]
     pub shards: i32,
     /// Pods per shard; 0 when no MetricsInstance is selected.
     #[serde(default)]
     pub replicas: i32,
+    /// The first 20 problems found while rendering the agent (selected objects, or fields of
+    /// them or of the agent, left out), in a stable order. Each also has a Warning Event.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_objects: Vec<RejectedObject>,
+    /// Number of problems found, listed or not.
+    #[serde(default)]
+    pub rejected_total: i32,
 }
 
-/// Status of a MetricsInstance or LogsInstance.
+/// Status of a MetricsInstance: one entry per GrafanaAgent that selects it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct InstanceStatus {
-    /// The `metadata.generation` of the instance this status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// The instance's conditions: `Selected` and `Accepted`.
+pub struct MetricsInstanceStatus {
+    /// One entry per selecting GrafanaAgent, each written by that agent's reconciler only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["agent"]))]
+    pub agents: Vec<MetricsInstanceAgentStatus>,
+}
+
+/// What one GrafanaAgent made of a MetricsInstance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricsInstanceAgentStatus {
+    /// `<namespace>/<name>` of the GrafanaAgent this entry is about.
+    pub agent: String,
+    /// `Reconciled` (the instance and the monitors it selects were rendered) and `Available`
+    /// (the agent's metrics StatefulSets have all their pods ready).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
-    /// `namespace/name` of every GrafanaAgent that selects this instance.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub agents: Vec<String>,
-    /// ServiceMonitors (metrics) selected.
+    /// Number of ServiceMonitors the instance selects.
     #[serde(default)]
     pub service_monitors: i32,
-    /// PodMonitors (metrics) selected.
+    /// Number of PodMonitors the instance selects.
     #[serde(default)]
     pub pod_monitors: i32,
-    /// Probes (metrics) selected.
+    /// Number of Probes the instance selects.
     #[serde(default)]
     pub probes: i32,
-    /// PodLogs (logs) selected.
+    /// The first 20 problems in the instance or what it selects, in a stable order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_objects: Vec<RejectedObject>,
+    /// Number of problems found, listed or not.
     #[serde(default)]
-    pub pod_logs: i32,
-    /// Number of objects or fields, in this instance or in what it selects, left out of the config.
-    #[serde(default)]
-    pub rejected: i32,
+    pub rejected_total: i32,
 }
 
-/// Status of a leaf object (PodLogs, Integration): who selects it and whether it rendered.
+/// Status of a LogsInstance: one entry per GrafanaAgent that selects it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SelectionStatus {
-    /// The `metadata.generation` of the object this status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// The object's conditions: `Selected` and `Accepted`.
+pub struct LogsInstanceStatus {
+    /// One entry per selecting GrafanaAgent, each written by that agent's reconciler only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["agent"]))]
+    pub agents: Vec<LogsInstanceAgentStatus>,
+}
+
+/// What one GrafanaAgent made of a LogsInstance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogsInstanceAgentStatus {
+    /// `<namespace>/<name>` of the GrafanaAgent this entry is about.
+    pub agent: String,
+    /// `Reconciled` (the instance and the PodLogs it selects were rendered) and `Available`
+    /// (the agent's logs DaemonSet has all its pods ready).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
-    /// `namespace/name` of every GrafanaAgent that selects this object.
+    /// Number of PodLogs the instance selects.
+    #[serde(default)]
+    pub pod_logs: i32,
+    /// The first 20 problems in the instance or the PodLogs it selects, in a stable order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub agents: Vec<String>,
+    pub rejected_objects: Vec<RejectedObject>,
+    /// Number of problems found, listed or not.
+    #[serde(default)]
+    pub rejected_total: i32,
+}
+
+/// Status of an Integration: one entry per GrafanaAgent that selects it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntegrationStatus {
+    /// One entry per selecting GrafanaAgent, each written by that agent's reconciler only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["agent"]))]
+    pub agents: Vec<IntegrationAgentStatus>,
+}
+
+/// What one GrafanaAgent made of an Integration.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntegrationAgentStatus {
+    /// `<namespace>/<name>` of the GrafanaAgent this entry is about.
+    pub agent: String,
+    /// `Reconciled` (the integration was rendered) and `Available` (the workload that runs it,
+    /// a Deployment or a DaemonSet, has all its pods ready).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<Condition>,
+    /// The problems found in the integration (at most 20), in a stable order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_objects: Vec<RejectedObject>,
+    /// Number of problems found, listed or not.
+    #[serde(default)]
+    pub rejected_total: i32,
+}
+
+/// The key of an agent's entry in an instance's or Integration's `status.agents`.
+pub fn agent_key(namespace: &str, name: &str) -> String {
+    format!("{namespace}/{name}")
 }

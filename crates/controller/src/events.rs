@@ -1,6 +1,7 @@
 //! Events users find with `kubectl describe`: Normal on the agent when its objects change,
-//! Warning `InvalidConfiguration` on the agent and on each rejected object. A rejection is
-//! announced once, not again on every reconcile while it stays.
+//! Warning `InvalidConfiguration` on the agent and on each rejected object, the note starting
+//! with the rejection's own reason (`InvalidRegex: ServiceMonitor shop/web: ...`). A rejection
+//! is announced once, not again on every reconcile while it stays.
 
 use std::collections::BTreeSet;
 
@@ -13,7 +14,6 @@ use render::Rejection;
 use render::input_ref::{InputRef, Kind};
 
 use crate::apply::Applied;
-use crate::status::REASON_INVALID;
 use crate::watches::Stores;
 
 /// The Events API limit on a note.
@@ -60,8 +60,8 @@ pub(crate) async fn publish(
         }
         let event = Event {
             type_: EventType::Warning,
-            reason: REASON_INVALID.to_owned(),
-            note: Some(truncate(text)),
+            reason: api::status::reason::INVALID_CONFIGURATION.to_owned(),
+            note: Some(truncate(format!("{}: {text}", rejection.reason))),
             action: "Render".to_owned(),
             secondary: None,
         };

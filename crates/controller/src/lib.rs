@@ -159,6 +159,10 @@ impl Operator {
             failures: Default::default(),
             periodic: config.periodic_requeue,
             readiness,
+            sweep: status::Sweep::new(
+                config.namespace.as_deref(),
+                config.agent_selector.as_deref(),
+            ),
         });
 
         let Triggers {
@@ -180,13 +184,21 @@ impl Operator {
         } = triggers;
 
         // An agent that is deleted (or leaves --agent-selector) is forgotten; its objects are
-        // left to ownerReference garbage collection.
+        // left to ownerReference garbage collection, its entries in the status of the objects
+        // it selected are removed.
         let agents_store = stores.agents.clone();
         let forget = {
             let (index, states, metrics) = (index.clone(), states.clone(), metrics.clone());
+            let (client, stores) = (ctx.client.clone(), stores.clone());
             move |agent: &GrafanaAgent| {
                 let key = ObjectRef::from_obj(agent);
                 reconcile::forget(&key, &index, &states, &metrics);
+                let agent =
+                    api::status::agent_key(key.namespace.as_deref().unwrap_or_default(), &key.name);
+                let (client, stores, metrics) = (client.clone(), stores.clone(), metrics.clone());
+                tokio::spawn(async move {
+                    status::remove_entries(&client, &stores, &metrics, &agent).await;
+                });
             }
         };
         let agents = agents.inspect(move |touched| {

@@ -54,6 +54,8 @@ pub(crate) struct Context {
     pub periodic: Duration,
     /// Whether every watch has listed once.
     pub readiness: Readiness,
+    /// Whose entries in instances' status a reconcile may remove when their agent is gone.
+    pub sweep: status::Sweep,
 }
 
 impl Context {
@@ -165,17 +167,20 @@ async fn pipeline(
     }
 
     // status
-    let desired = status::desired(agent, &plan, apply_error.as_ref(), &ctx.stores);
-    match status::write(&ctx.client, agent, desired).await {
-        Ok(true) => ctx.metrics.status_updated(),
-        Ok(false) => {}
-        Err(e) => {
-            ctx.metrics.status_update_failed();
-            if apply_error.is_none() {
-                return Err(e);
-            }
-            tracing::warn!(agent = %key, error = %e, "status not written");
-        }
+    match status::write(
+        &ctx.client,
+        &ctx.stores,
+        &ctx.metrics,
+        &ctx.sweep,
+        agent,
+        &plan,
+        apply_error.as_ref(),
+    )
+    .await
+    {
+        Ok(_) => {}
+        Err(e) if apply_error.is_none() => return Err(e),
+        Err(e) => tracing::warn!(agent = %key, error = %e, "status not written"),
     }
 
     events::publish(

@@ -1,110 +1,107 @@
-//! The "status" step: the GrafanaAgent's status subresource, written only when it changes.
+//! The "status" step: what `plan` says about the agent and each instance it selects, plus
+//! `Available` from the workloads' own status, written only where it changed.
 //!
-//! `Reconciled` says whether every selected object was rendered and applied (its reason is
-//! machine-readable: `Reconciled`, `InvalidConfiguration`, `ApplyFailed`); `Available` whether
-//! every workload reports all its pods ready, from the workloads' own status.
+//! The GrafanaAgent's status is written with the operator's field manager. A MetricsInstance,
+//! LogsInstance or Integration holds one entry per selecting agent in `status.agents` (a list-map
+//! keyed by `agent`); each agent's entry is server-side-applied with that agent's own field
+//! manager ([`entry_manager`]), so the API server merges the entries of several agents and an
+//! agent's write never touches another's. An entry goes away when its agent applies an empty
+//! status under the same manager: when the agent stops selecting the object, when it is deleted
+//! ([`remove_entries`]), and, for deletions the operator missed while it was down, when any
+//! reconcile finds an entry naming an agent that no longer exists ([`Sweep`]).
 
-use api::GrafanaAgent;
-use api::status::GrafanaAgentStatus;
+use std::collections::{BTreeSet, HashSet};
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use api::status::{agent_key, condition, reason};
+use api::{GrafanaAgent, Integration, LogsInstance, MetricsInstance};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
+use kube::core::NamespaceResourceScope;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
-use render::desired::DesiredObject;
+use md5::{Digest, Md5};
+use render::desired::{DesiredObject, Subsystem};
 use render::plan::Plan;
+use render::status::{SharedEntry, planned_condition};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::apply::FIELD_MANAGER;
 use crate::error::Error;
+use crate::metrics::Metrics;
 use crate::watches::Stores;
 
-pub const REASON_RECONCILED: &str = "Reconciled";
-pub const REASON_INVALID: &str = "InvalidConfiguration";
-pub const REASON_APPLY_FAILED: &str = "ApplyFailed";
-pub const AVAILABLE: &str = "Available";
+/// The longest field manager name the API server accepts.
+const MAX_MANAGER_LEN: usize = 128;
 
-/// How many rejections the `Reconciled` message spells out; the count covers all.
-const LISTED_REJECTIONS: usize = 10;
-
-/// The status `agent` should show after `plan` was applied (`apply_error` when it was not).
-pub(crate) fn desired(
-    agent: &GrafanaAgent,
-    plan: &Plan,
-    apply_error: Option<&Error>,
-    stores: &Stores,
-) -> GrafanaAgentStatus {
-    let generation = agent.metadata.generation;
-    let (status, reason, message) = match apply_error {
-        Some(e) => ("False", REASON_APPLY_FAILED, e.to_string()),
-        None if !plan.rejections.is_empty() => {
-            let listed: Vec<String> = plan
-                .rejections
-                .iter()
-                .take(LISTED_REJECTIONS)
-                .map(ToString::to_string)
-                .collect();
-            let more = plan.rejections.len().saturating_sub(LISTED_REJECTIONS);
-            let mut message = format!(
-                "{} rejected (the rest is applied): {}",
-                plan.rejections.len(),
-                listed.join("; ")
-            );
-            if more > 0 {
-                message.push_str(&format!("; and {more} more"));
-            }
-            ("False", REASON_INVALID, message)
-        }
-        None => (
-            "True",
-            REASON_RECONCILED,
-            format!("{} objects applied", plan.objects.len()),
-        ),
-    };
-    let (available, available_reason, available_message) = availability(plan, stores);
-    let condition = |type_: &str, status: &str, reason: &str, message: String| Condition {
-        type_: type_.to_owned(),
-        status: status.to_owned(),
-        reason: reason.to_owned(),
-        message,
-        observed_generation: generation,
-        last_transition_time: Time(Timestamp::now()),
-    };
-    let mut desired = plan.status.clone();
-    desired.conditions = vec![
-        condition(api::status::condition::RECONCILED, status, reason, message),
-        condition(AVAILABLE, available, available_reason, available_message),
-    ];
-    // A condition whose status did not change keeps the time it last changed.
-    if let Some(live) = &agent.status {
-        for c in &mut desired.conditions {
-            if let Some(old) = live
-                .conditions
-                .iter()
-                .find(|o| o.type_ == c.type_ && o.status == c.status)
-            {
-                c.last_transition_time = old.last_transition_time.clone();
-            }
-        }
-    }
-    desired
+/// Which entries naming an agent the operator does not know it may remove: those of agents it
+/// would reconcile. With `--agent-selector` another operator may reconcile the agents this one
+/// does not see, so nothing is swept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sweep {
+    Off,
+    /// Agents in any namespace.
+    All,
+    /// Agents in this namespace (`--namespace`).
+    Namespace(String),
 }
 
-/// `(status, reason, message)` of `Available`, from the planned workloads' live status.
-fn availability(plan: &Plan, stores: &Stores) -> (&'static str, &'static str, String) {
+impl Sweep {
+    pub(crate) fn new(namespace: Option<&str>, agent_selector: Option<&str>) -> Sweep {
+        match (agent_selector, namespace) {
+            (Some(_), _) => Sweep::Off,
+            (None, Some(ns)) => Sweep::Namespace(ns.to_owned()),
+            (None, None) => Sweep::All,
+        }
+    }
+
+    fn covers(&self, agent: &str) -> bool {
+        match self {
+            Sweep::Off => false,
+            Sweep::All => true,
+            Sweep::Namespace(ns) => agent
+                .split_once('/')
+                .is_some_and(|(agent_ns, _)| agent_ns == ns),
+        }
+    }
+}
+
+/// The field manager of one agent's entries: `agent-operator/<namespace>/<name>`, or, when that
+/// is longer than the API server allows, `agent-operator/` and a hash of the agent's key (stable
+/// across versions, so an upgraded operator still owns the entries it wrote).
+pub(crate) fn entry_manager(agent: &str) -> String {
+    let manager = format!("{FIELD_MANAGER}/{agent}");
+    if manager.len() <= MAX_MANAGER_LEN {
+        return manager;
+    }
+    let digest = Md5::digest(agent.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{FIELD_MANAGER}/{hex}")
+}
+
+/// `(status, reason, message)` of `Available`, from the live status of the planned workloads
+/// among `objects`.
+fn availability<'a>(
+    objects: impl Iterator<Item = &'a DesiredObject>,
+    stores: &Stores,
+) -> (bool, &'static str, String) {
     fn live<K: Resource<DynamicType = ()> + Clone>(
         store: &Store<K>,
         o: &DesiredObject,
-    ) -> Option<std::sync::Arc<K>> {
+    ) -> Option<Arc<K>> {
         let ns = o.metadata().namespace.as_deref().unwrap_or_default();
         store.get(&ObjectRef::new(o.name()).within(ns))
     }
     let mut workloads = 0;
     let mut waiting = Vec::new();
-    for o in plan.objects.iter().map(|planned| &planned.object) {
+    for o in objects {
         let (ready, wanted) = match o {
             DesiredObject::StatefulSet(_) => {
-                let s: Option<std::sync::Arc<StatefulSet>> = live(&stores.stateful_sets, o);
+                let s: Option<Arc<StatefulSet>> = live(&stores.stateful_sets, o);
                 let wanted = s
                     .as_ref()
                     .and_then(|s| s.spec.as_ref()?.replicas)
@@ -113,15 +110,14 @@ fn availability(plan: &Plan, stores: &Stores) -> (&'static str, &'static str, St
                 (ready.unwrap_or(0), wanted)
             }
             DesiredObject::DaemonSet(_) => {
-                let d: Option<std::sync::Arc<DaemonSet>> = live(&stores.daemon_sets, o);
-                let status = d.and_then(|d| d.status.clone());
-                match status {
+                let d: Option<Arc<DaemonSet>> = live(&stores.daemon_sets, o);
+                match d.and_then(|d| d.status.clone()) {
                     Some(s) => (s.number_ready, s.desired_number_scheduled),
                     None => (0, 1),
                 }
             }
             DesiredObject::Deployment(_) => {
-                let d: Option<std::sync::Arc<Deployment>> = live(&stores.deployments, o);
+                let d: Option<Arc<Deployment>> = live(&stores.deployments, o);
                 let wanted = d
                     .as_ref()
                     .and_then(|d| d.spec.as_ref()?.replicas)
@@ -138,45 +134,441 @@ fn availability(plan: &Plan, stores: &Stores) -> (&'static str, &'static str, St
     }
     match (workloads, waiting.is_empty()) {
         (0, _) => (
-            "False",
-            "NoWorkloads",
-            "the agent runs no workload".to_owned(),
+            false,
+            reason::NO_WORKLOADS,
+            "no workload runs it".to_owned(),
         ),
         (_, true) => (
-            "True",
-            "WorkloadsReady",
+            true,
+            reason::WORKLOADS_READY,
             format!("{workloads} workloads ready"),
         ),
-        (_, false) => ("False", "WorkloadsNotReady", waiting.join("; ")),
+        (_, false) => (false, reason::WORKLOADS_NOT_READY, waiting.join("; ")),
     }
 }
 
-/// Writes `desired` to `agent`'s status subresource unless it already shows it. Returns
-/// whether it wrote.
+/// Completes planned conditions: `Reconciled` says `ApplyFailed` when the apply step failed,
+/// `Available` is added, and every condition whose status did not change keeps the time it
+/// last changed (the others get `now`).
+fn complete(
+    conditions: &mut Vec<Condition>,
+    live: &[Condition],
+    generation: Option<i64>,
+    available: &(bool, &'static str, String),
+    apply_error: Option<&Error>,
+    now: &Time,
+) {
+    if let Some(e) = apply_error {
+        for c in conditions.iter_mut() {
+            if c.type_ == condition::RECONCILED {
+                *c = planned_condition(
+                    condition::RECONCILED,
+                    false,
+                    reason::APPLY_FAILED,
+                    e.to_string(),
+                    generation,
+                );
+            }
+        }
+    }
+    let (ready, why, message) = available;
+    conditions.push(planned_condition(
+        condition::AVAILABLE,
+        *ready,
+        why,
+        message.clone(),
+        generation,
+    ));
+    for c in conditions.iter_mut() {
+        c.last_transition_time = live
+            .iter()
+            .find(|old| old.type_ == c.type_ && old.status == c.status)
+            .map_or_else(|| now.clone(), |old| old.last_transition_time.clone());
+    }
+}
+
+/// Writes the status of `agent` and its entries in the objects it selects, each only where it
+/// changed; removes its entries from objects it no longer selects and the entries of deleted
+/// agents `sweep` covers. Returns how many writes it made.
 pub(crate) async fn write(
     client: &Client,
+    stores: &Stores,
+    metrics: &Metrics,
+    sweep: &Sweep,
     agent: &GrafanaAgent,
-    desired: GrafanaAgentStatus,
-) -> Result<bool, Error> {
-    if agent.status.as_ref() == Some(&desired) {
-        return Ok(false);
+    plan: &Plan,
+    apply_error: Option<&Error>,
+) -> Result<usize, Error> {
+    let now = Time(Timestamp::now());
+    let key = agent_key(
+        agent.metadata.namespace.as_deref().unwrap_or_default(),
+        agent.metadata.name.as_deref().unwrap_or_default(),
+    );
+    let mut writes = 0;
+
+    let mut desired = plan.status.agent.clone();
+    let all = availability(plan.objects.iter().map(|p| &p.object), stores);
+    let live_conditions = agent
+        .status
+        .as_ref()
+        .map(|s| s.conditions.as_slice())
+        .unwrap_or_default();
+    complete(
+        &mut desired.conditions,
+        live_conditions,
+        agent.metadata.generation,
+        &all,
+        apply_error,
+        &now,
+    );
+    if agent.status.as_ref() != Some(&desired) {
+        apply_status(client, metrics, agent, FIELD_MANAGER, &desired).await?;
+        writes += 1;
     }
-    let namespace = agent.metadata.namespace.as_deref().unwrap_or_default();
-    let name = agent.metadata.name.as_deref().unwrap_or_default();
-    let api: Api<GrafanaAgent> = Api::namespaced(client.clone(), namespace);
+
+    let ctx = Entries {
+        client,
+        stores,
+        metrics,
+        plan,
+        apply_error,
+        now: &now,
+        agent: &key,
+        sweep,
+    };
+    writes += ctx
+        .write(&stores.metrics_instances, &plan.status.metrics_instances)
+        .await?;
+    writes += ctx
+        .write(&stores.logs_instances, &plan.status.logs_instances)
+        .await?;
+    writes += ctx
+        .write(&stores.integrations, &plan.status.integrations)
+        .await?;
+    Ok(writes)
+}
+
+/// Removes `agent`'s entries from every object the stores hold (the agent was deleted or left
+/// `--agent-selector`).
+pub(crate) async fn remove_entries(
+    client: &Client,
+    stores: &Stores,
+    metrics: &Metrics,
+    agent: &str,
+) {
+    let agents = BTreeSet::from([agent.to_owned()]);
+    let removed = remove_from(client, metrics, &stores.metrics_instances, &agents).await;
+    let removed = removed + remove_from(client, metrics, &stores.logs_instances, &agents).await;
+    let removed = removed + remove_from(client, metrics, &stores.integrations, &agents).await;
+    if removed > 0 {
+        tracing::info!(agent, removed, "removed the agent's status entries");
+    }
+}
+
+/// Applies an empty status under each of `agents`' managers to every object in `store` that
+/// holds an entry of theirs; failures are logged (the next reconcile or deletion retries).
+async fn remove_from<K: SharedStatus>(
+    client: &Client,
+    metrics: &Metrics,
+    store: &Store<K>,
+    agents: &BTreeSet<String>,
+) -> usize {
+    let mut removed = 0;
+    for object in store.state() {
+        for entry in object.entries() {
+            let agent = K::agent_of(entry);
+            if !agents.contains(agent) {
+                continue;
+            }
+            match apply_status(
+                client,
+                metrics,
+                object.as_ref(),
+                &entry_manager(agent),
+                &Empty {},
+            )
+            .await
+            {
+                Ok(()) => removed += 1,
+                Err(e) => tracing::warn!(agent, error = %e, "removing a status entry failed"),
+            }
+        }
+    }
+    removed
+}
+
+/// An empty status: applied under an agent's manager, it removes that agent's entry.
+#[derive(Serialize)]
+struct Empty {}
+
+/// The kinds whose status is one entry per selecting agent.
+pub(crate) trait SharedStatus:
+    Resource<DynamicType = (), Scope = NamespaceResourceScope>
+    + Clone
+    + DeserializeOwned
+    + Serialize
+    + Debug
+    + Send
+    + Sync
+    + 'static
+{
+    type Entry: Serialize + Clone + PartialEq + Debug + Send + Sync;
+    fn entries(&self) -> &[Self::Entry];
+    fn agent_of(entry: &Self::Entry) -> &str;
+    fn conditions(entry: &Self::Entry) -> &[Condition];
+    fn conditions_mut(entry: &mut Self::Entry) -> &mut Vec<Condition>;
+}
+
+macro_rules! shared_status {
+    ($kind:ty, $entry:ty) => {
+        impl SharedStatus for $kind {
+            type Entry = $entry;
+            fn entries(&self) -> &[$entry] {
+                self.status
+                    .as_ref()
+                    .map(|s| s.agents.as_slice())
+                    .unwrap_or_default()
+            }
+            fn agent_of(entry: &$entry) -> &str {
+                &entry.agent
+            }
+            fn conditions(entry: &$entry) -> &[Condition] {
+                &entry.conditions
+            }
+            fn conditions_mut(entry: &mut $entry) -> &mut Vec<Condition> {
+                &mut entry.conditions
+            }
+        }
+    };
+}
+
+shared_status!(MetricsInstance, api::status::MetricsInstanceAgentStatus);
+shared_status!(LogsInstance, api::status::LogsInstanceAgentStatus);
+shared_status!(Integration, api::status::IntegrationAgentStatus);
+
+/// What writing one agent's entries needs.
+struct Entries<'a> {
+    client: &'a Client,
+    stores: &'a Stores,
+    metrics: &'a Metrics,
+    plan: &'a Plan,
+    apply_error: Option<&'a Error>,
+    now: &'a Time,
+    agent: &'a str,
+    sweep: &'a Sweep,
+}
+
+impl Entries<'_> {
+    /// Writes the agent's entry in each object of `planned` where it changed, removes its
+    /// entries from the other objects in `store`, and sweeps entries of vanished agents.
+    async fn write<K: SharedStatus>(
+        &self,
+        store: &Store<K>,
+        planned: &[SharedEntry<K::Entry>],
+    ) -> Result<usize, Error> {
+        let mut writes = 0;
+        let mut selected = HashSet::new();
+        for shared in planned {
+            let object_ref = ObjectRef::new(&shared.object.name).within(&shared.object.namespace);
+            selected.insert(object_ref.clone());
+            // Not in the cache yet (or just deleted): its watch event reconciles again.
+            let Some(live) = store.get(&object_ref) else {
+                continue;
+            };
+            let live_entry = live.entries().iter().find(|e| K::agent_of(e) == self.agent);
+            let mut entry = shared.entry.clone();
+            let available = self.availability(shared.subsystem);
+            complete(
+                K::conditions_mut(&mut entry),
+                live_entry.map(K::conditions).unwrap_or_default(),
+                live.meta().generation,
+                &available,
+                self.apply_error,
+                self.now,
+            );
+            if live_entry == Some(&entry) {
+                continue;
+            }
+            let status = AgentsStatus {
+                agents: vec![entry],
+            };
+            apply_status(
+                self.client,
+                self.metrics,
+                live.as_ref(),
+                &entry_manager(self.agent),
+                &status,
+            )
+            .await?;
+            writes += 1;
+        }
+
+        // This agent's entries in objects it no longer selects, and the entries of agents
+        // that are gone (deleted while the operator was not watching).
+        let mut stale = BTreeSet::new();
+        for object in store.state() {
+            for entry in object.entries() {
+                let agent = K::agent_of(entry);
+                if agent != self.agent && self.sweep.covers(agent) && !self.agent_exists(agent) {
+                    stale.insert(agent.to_owned());
+                }
+            }
+        }
+        let mut removed = remove_from(self.client, self.metrics, store, &stale).await;
+        for object in store.state() {
+            let mine = object
+                .entries()
+                .iter()
+                .any(|e| K::agent_of(e) == self.agent);
+            if mine && !selected.contains(&ObjectRef::from_obj(object.as_ref())) {
+                apply_status(
+                    self.client,
+                    self.metrics,
+                    object.as_ref(),
+                    &entry_manager(self.agent),
+                    &Empty {},
+                )
+                .await?;
+                removed += 1;
+            }
+        }
+        Ok(writes + removed)
+    }
+
+    fn availability(&self, subsystem: Subsystem) -> (bool, &'static str, String) {
+        availability(
+            self.plan
+                .objects
+                .iter()
+                .filter(|p| p.subsystem == subsystem)
+                .map(|p| &p.object),
+            self.stores,
+        )
+    }
+
+    /// Whether the agents cache holds `agent` (a `namespace/name` key). The cache is filled
+    /// whole at the end of each (re)list, and a reconcile runs only for an agent it holds, so
+    /// an agent missing here is gone, not merely not listed yet.
+    fn agent_exists(&self, agent: &str) -> bool {
+        let Some((namespace, name)) = agent.split_once('/') else {
+            return false;
+        };
+        self.stores
+            .agents
+            .get(&ObjectRef::new(name).within(namespace))
+            .is_some()
+    }
+}
+
+/// The status of a kind with per-agent entries, holding one agent's entry.
+#[derive(Serialize)]
+struct AgentsStatus<E> {
+    agents: Vec<E>,
+}
+
+/// Server-side-applies `status` to `object`'s status subresource under `manager`. An object
+/// deleted meanwhile is not an error.
+async fn apply_status<K, S>(
+    client: &Client,
+    metrics: &Metrics,
+    object: &K,
+    manager: &str,
+    status: &S,
+) -> Result<(), Error>
+where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Debug,
+    S: Serialize,
+{
+    let namespace = object.meta().namespace.as_deref().unwrap_or_default();
+    let name = object.meta().name.as_deref().unwrap_or_default();
+    let kind = K::kind(&());
+    let api: Api<K> = Api::namespaced(client.clone(), namespace);
     let patch = serde_json::json!({
-        "apiVersion": "monitoring.grafana.com/v1alpha1",
-        "kind": "GrafanaAgent",
-        "status": desired,
+        "apiVersion": K::api_version(&()),
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "status": status,
     });
-    api.patch_status(
-        name,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&patch),
-    )
-    .await
-    .map_err(Error::api(format!(
-        "writing the status of GrafanaAgent {namespace}/{name}"
-    )))?;
-    Ok(true)
+    match api
+        .patch_status(
+            name,
+            &PatchParams::apply(manager).force(),
+            &Patch::Apply(&patch),
+        )
+        .await
+    {
+        Ok(_) => {
+            metrics.status_updated();
+            Ok(())
+        }
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => {
+            metrics.status_update_failed();
+            Err(Error::api(format!(
+                "writing the status of {kind} {namespace}/{name} as {manager}"
+            ))(e))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agents_manager_names_it_and_stays_within_the_api_limit() {
+        assert_eq!(
+            entry_manager("monitoring/agent"),
+            "agent-operator/monitoring/agent"
+        );
+        let long = format!("{}/{}", "n".repeat(63), "a".repeat(253));
+        let manager = entry_manager(&long);
+        assert!(manager.len() <= MAX_MANAGER_LEN, "{manager}");
+        assert_eq!(manager, entry_manager(&long), "stable");
+        assert_ne!(manager, entry_manager(&format!("{long}b")));
+    }
+
+    #[test]
+    fn the_sweep_covers_only_agents_this_operator_would_reconcile() {
+        assert!(Sweep::new(None, None).covers("a/b"));
+        assert!(!Sweep::new(None, Some("team=x")).covers("a/b"));
+        let ns = Sweep::new(Some("a"), None);
+        assert!(ns.covers("a/b"));
+        assert!(!ns.covers("c/b"));
+    }
+
+    #[test]
+    fn a_condition_keeps_its_transition_time_while_its_status_holds() {
+        let earlier = Time(Timestamp::UNIX_EPOCH);
+        let now = Time(Timestamp::now());
+        let reconciled = |status: bool| {
+            planned_condition(
+                condition::RECONCILED,
+                status,
+                reason::RECONCILED,
+                "m".into(),
+                Some(1),
+            )
+        };
+        let mut live = reconciled(true);
+        live.last_transition_time = earlier.clone();
+        let available = (
+            true,
+            reason::WORKLOADS_READY,
+            "1 workloads ready".to_owned(),
+        );
+
+        let mut same = vec![reconciled(true)];
+        complete(&mut same, &[live.clone()], Some(1), &available, None, &now);
+        assert_eq!(same[0].last_transition_time, earlier);
+        assert_eq!(same[1].type_, condition::AVAILABLE);
+        assert_eq!(same[1].last_transition_time, now, "new condition");
+
+        let mut flipped = vec![reconciled(false)];
+        complete(&mut flipped, &[live], Some(1), &available, None, &now);
+        assert_eq!(flipped[0].last_transition_time, now);
+    }
 }

@@ -12,6 +12,7 @@
 //! * [`workloads`]: Service, StatefulSets, DaemonSets, Deployment (spec 3);
 //! * [`desired`]: the objects, names, labels and options every later phase shares;
 //! * [`plan`]: all of it for one agent, as the controller applies it and `render` prints it;
+//! * [`status`]: the status a plan implies for the agent and for each instance it selects;
 //! * [`manifest`]: parsing user YAML into a store, with diagnostics that name the file,
 //!   document, object and field.
 
@@ -34,6 +35,7 @@ pub mod relabel;
 pub mod render_cache;
 pub mod selector;
 pub mod sharding;
+pub mod status;
 pub mod store;
 pub mod workloads;
 pub mod yaml;

@@ -1,11 +1,10 @@
 //! Phase 2: from a discovered hierarchy to every object the operator wants to exist for one
-//! GrafanaAgent, in the order upstream applies them (spec 3.1), plus a status summary.
+//! GrafanaAgent, in the order upstream applies them (spec 3.1), plus the status it implies.
 //!
 //! `render` prints this plan; the controller applies it. Both call [`plan`].
 
 use std::collections::BTreeMap;
 
-use api::status::GrafanaAgentStatus;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -21,6 +20,7 @@ use crate::gzip::{self, GzipCache};
 use crate::input_ref::InputRef;
 use crate::rejection::{Reason, Rejection};
 use crate::render_cache::{MetricsConfigCache, RenderedText};
+use crate::status::DesiredStatus;
 use crate::{workloads, yaml};
 
 /// A rendered agent.yml, kept as text for `render --config`.
@@ -42,7 +42,8 @@ pub struct Plan {
     pub configs: Vec<RenderedConfig>,
     /// Discovery's and rendering's rejections, sorted.
     pub rejections: Vec<Rejection>,
-    pub status: GrafanaAgentStatus,
+    /// The agent's status and its entries in the instances and Integrations it selects.
+    pub status: DesiredStatus,
 }
 
 /// Labels of the generated Secrets: the managed marker, the agent's name, then `--labels`.
@@ -323,40 +324,13 @@ pub fn plan_with_metrics(
 
     p.rejections.sort();
     p.rejections.dedup();
-    let status = status_summary(h, &p.rejections);
+    let status = crate::status::desired(h, &p.rejections, p.objects.len());
     Plan {
         agent,
         objects: p.objects,
         configs: p.configs,
         rejections: p.rejections,
         status,
-    }
-}
-
-fn status_summary(h: &Hierarchy, rejections: &[Rejection]) -> GrafanaAgentStatus {
-    let count = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-    let metrics = h.agent.spec.metrics.as_ref();
-    GrafanaAgentStatus {
-        observed_generation: h.agent.metadata.generation,
-        conditions: Vec::new(),
-        metrics_instances: count(h.metrics.len()),
-        logs_instances: count(h.logs.len()),
-        integrations: count(h.integrations.len()),
-        service_monitors: count(h.metrics.iter().map(|m| m.service_monitors.len()).sum()),
-        pod_monitors: count(h.metrics.iter().map(|m| m.pod_monitors.len()).sum()),
-        probes: count(h.metrics.iter().map(|m| m.probes.len()).sum()),
-        pod_logs: count(h.logs.iter().map(|l| l.pod_logs.len()).sum()),
-        rejected: count(rejections.len()),
-        shards: if h.metrics.is_empty() {
-            0
-        } else {
-            crate::sharding::effective_shards(metrics)
-        },
-        replicas: if h.metrics.is_empty() {
-            0
-        } else {
-            workloads::effective_replicas(metrics)
-        },
     }
 }
 
@@ -446,7 +420,7 @@ mod tests {
                     && m.contains("config Secret big-config would hold")),
             "{messages:#?}"
         );
-        assert_eq!(p.status.rejected, 1);
+        assert_eq!(p.status.agent.rejected_total, 1);
 
         // The same agent with a config that fits gets its Secret.
         let p = plan(&discovery, &PlanOptions::default());
@@ -511,7 +485,7 @@ mod tests {
                 "GrafanaAgent monitoring/big: assets Secret big-secrets would hold 1572865 bytes in 3 keys (the largest, _configMaps_monitoring_tls_ca_crt, is 786432 bytes), above the 1048576-byte limit of a Secret; refer to fewer or smaller Secret and ConfigMap keys from this agent's instances and monitors"
             ]
         );
-        assert_eq!(p.status.rejected, 1);
+        assert_eq!(p.status.agent.rejected_total, 1);
 
         // The same references with values that fit together give the Secret.
         let p = plan_of(&input(SECRET_SIZE_LIMIT / 4));

@@ -1,0 +1,440 @@
+//! The status one agent's plan implies: the GrafanaAgent's own, and the agent's entry in each
+//! MetricsInstance, LogsInstance and Integration it selects (`status.agents[agent=<ns>/<name>]`).
+//!
+//! Pure: `Reconciled` comes from the rejections; the controller adds `Available` from the
+//! workloads' live status, stamps the transition times and writes each entry.
+
+use std::collections::BTreeSet;
+
+use api::status::{
+    GrafanaAgentStatus, IntegrationAgentStatus, LogsInstanceAgentStatus, MAX_LISTED_REJECTIONS,
+    MetricsInstanceAgentStatus, RejectedObject, agent_key, condition, reason,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+use crate::desired::Subsystem;
+use crate::discover::Hierarchy;
+use crate::input_ref::{InputRef, Kind};
+use crate::rejection::Rejection;
+
+/// How many rejections a `Reconciled` message spells out; the status lists more.
+const REJECTIONS_IN_MESSAGE: usize = 10;
+/// The longest message kept in a status (condition or rejected object); the API server caps a
+/// condition message at 32768 bytes, and a status is read by people.
+const MESSAGE_LIMIT: usize = 1024;
+
+/// One agent's entry in the status of an object several agents may select.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedEntry<S> {
+    /// The MetricsInstance, LogsInstance or Integration the entry belongs to.
+    pub object: InputRef,
+    /// The workloads that run the object, for its `Available` condition.
+    pub subsystem: Subsystem,
+    pub entry: S,
+}
+
+/// Every status write one agent's plan implies.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DesiredStatus {
+    /// The GrafanaAgent's status, with `Reconciled` only.
+    pub agent: GrafanaAgentStatus,
+    pub metrics_instances: Vec<SharedEntry<MetricsInstanceAgentStatus>>,
+    pub logs_instances: Vec<SharedEntry<LogsInstanceAgentStatus>>,
+    pub integrations: Vec<SharedEntry<IntegrationAgentStatus>>,
+}
+
+fn count(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// `text`, cut at a character boundary to [`MESSAGE_LIMIT`] bytes.
+fn bounded(mut text: String) -> String {
+    if text.len() > MESSAGE_LIMIT {
+        let mut end = MESSAGE_LIMIT - 3;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("...");
+    }
+    text
+}
+
+/// A condition as planned. Its transition time is a placeholder (the epoch): the controller
+/// keeps the live one while the status is unchanged and stamps the time of writing otherwise.
+pub fn planned_condition(
+    type_: &str,
+    status: bool,
+    reason: &str,
+    message: String,
+    generation: Option<i64>,
+) -> Condition {
+    Condition {
+        type_: type_.to_owned(),
+        status: if status { "True" } else { "False" }.to_owned(),
+        reason: reason.to_owned(),
+        message: bounded(message),
+        observed_generation: generation,
+        last_transition_time: Time(Timestamp::UNIX_EPOCH),
+    }
+}
+
+/// `Reconciled`: `True` with `ok_message` when nothing was rejected, otherwise `False`
+/// (`InvalidConfiguration`) naming the first rejections.
+fn reconciled(rejections: &[&Rejection], ok_message: String, generation: Option<i64>) -> Condition {
+    if rejections.is_empty() {
+        return planned_condition(
+            condition::RECONCILED,
+            true,
+            reason::RECONCILED,
+            ok_message,
+            generation,
+        );
+    }
+    let listed: Vec<String> = rejections
+        .iter()
+        .take(REJECTIONS_IN_MESSAGE)
+        .map(ToString::to_string)
+        .collect();
+    let mut message = format!(
+        "{} rejected (the rest is applied): {}",
+        rejections.len(),
+        listed.join("; ")
+    );
+    let more = rejections.len().saturating_sub(REJECTIONS_IN_MESSAGE);
+    if more > 0 {
+        message.push_str(&format!("; and {more} more"));
+    }
+    planned_condition(
+        condition::RECONCILED,
+        false,
+        reason::INVALID_CONFIGURATION,
+        message,
+        generation,
+    )
+}
+
+/// The first [`MAX_LISTED_REJECTIONS`] of `rejections` (already sorted) and their total.
+fn rejected_objects(rejections: &[&Rejection]) -> (Vec<RejectedObject>, i32) {
+    let listed = rejections
+        .iter()
+        .take(MAX_LISTED_REJECTIONS)
+        .map(|r| RejectedObject {
+            kind: r.object.kind.as_str().to_owned(),
+            namespace: r.object.namespace.clone(),
+            name: r.object.name.clone(),
+            field: r.field.clone(),
+            reason: r.reason.as_str().to_owned(),
+            message: bounded(r.message.clone()),
+        })
+        .collect();
+    (listed, count(rejections.len()))
+}
+
+/// The rejections of the objects in `members`, in the order given.
+fn of_members<'a>(rejections: &'a [Rejection], members: &BTreeSet<InputRef>) -> Vec<&'a Rejection> {
+    rejections
+        .iter()
+        .filter(|r| members.contains(&r.object))
+        .collect()
+}
+
+/// The status implied by `h` and its plan's (sorted) `rejections`; `planned_objects` is how
+/// many objects the plan holds.
+pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) -> DesiredStatus {
+    let agent = agent_key(h.agent_namespace(), h.agent_name());
+    let all: Vec<&Rejection> = rejections.iter().collect();
+    let metrics = h.agent.spec.metrics.as_ref();
+    let (rejected_objects_listed, rejected_total) = rejected_objects(&all);
+    let generation = h.agent.metadata.generation;
+    let agent_status = GrafanaAgentStatus {
+        observed_generation: generation,
+        conditions: vec![reconciled(
+            &all,
+            format!("{planned_objects} objects applied"),
+            generation,
+        )],
+        metrics_instances: count(h.metrics.len()),
+        logs_instances: count(h.logs.len()),
+        integrations: count(h.integrations.len()),
+        service_monitors: count(h.metrics.iter().map(|m| m.service_monitors.len()).sum()),
+        pod_monitors: count(h.metrics.iter().map(|m| m.pod_monitors.len()).sum()),
+        probes: count(h.metrics.iter().map(|m| m.probes.len()).sum()),
+        pod_logs: count(h.logs.iter().map(|l| l.pod_logs.len()).sum()),
+        shards: if h.metrics.is_empty() {
+            0
+        } else {
+            crate::sharding::effective_shards(metrics)
+        },
+        replicas: if h.metrics.is_empty() {
+            0
+        } else {
+            crate::workloads::effective_replicas(metrics)
+        },
+        rejected_objects: rejected_objects_listed,
+        rejected_total,
+    };
+
+    let ok = format!("rendered into the config of GrafanaAgent {agent}");
+    let metrics_instances = h
+        .metrics
+        .iter()
+        .map(|node| {
+            let object = InputRef::of(Kind::MetricsInstance, node.instance.as_ref());
+            let members: BTreeSet<InputRef> = std::iter::once(object.clone())
+                .chain(
+                    node.service_monitors
+                        .iter()
+                        .map(|m| InputRef::of(Kind::ServiceMonitor, m.as_ref())),
+                )
+                .chain(
+                    node.pod_monitors
+                        .iter()
+                        .map(|m| InputRef::of(Kind::PodMonitor, m.as_ref())),
+                )
+                .chain(
+                    node.probes
+                        .iter()
+                        .map(|m| InputRef::of(Kind::Probe, m.as_ref())),
+                )
+                .collect();
+            let mine = of_members(rejections, &members);
+            let (listed, total) = rejected_objects(&mine);
+            let generation = node.instance.metadata.generation;
+            SharedEntry {
+                object,
+                subsystem: Subsystem::Metrics,
+                entry: MetricsInstanceAgentStatus {
+                    agent: agent.clone(),
+                    conditions: vec![reconciled(&mine, ok.clone(), generation)],
+                    service_monitors: count(node.service_monitors.len()),
+                    pod_monitors: count(node.pod_monitors.len()),
+                    probes: count(node.probes.len()),
+                    rejected_objects: listed,
+                    rejected_total: total,
+                },
+            }
+        })
+        .collect();
+
+    let logs_instances = h
+        .logs
+        .iter()
+        .map(|node| {
+            let object = InputRef::of(Kind::LogsInstance, node.instance.as_ref());
+            let members: BTreeSet<InputRef> = std::iter::once(object.clone())
+                .chain(
+                    node.pod_logs
+                        .iter()
+                        .map(|p| InputRef::of(Kind::PodLogs, p.as_ref())),
+                )
+                .collect();
+            let mine = of_members(rejections, &members);
+            let (listed, total) = rejected_objects(&mine);
+            let generation = node.instance.metadata.generation;
+            SharedEntry {
+                object,
+                subsystem: Subsystem::Logs,
+                entry: LogsInstanceAgentStatus {
+                    agent: agent.clone(),
+                    conditions: vec![reconciled(&mine, ok.clone(), generation)],
+                    pod_logs: count(node.pod_logs.len()),
+                    rejected_objects: listed,
+                    rejected_total: total,
+                },
+            }
+        })
+        .collect();
+
+    let integrations = h
+        .integrations
+        .iter()
+        .map(|integration| {
+            let object = InputRef::of(Kind::Integration, integration.as_ref());
+            let mine = of_members(rejections, &BTreeSet::from([object.clone()]));
+            let (listed, total) = rejected_objects(&mine);
+            let generation = integration.metadata.generation;
+            SharedEntry {
+                object,
+                subsystem: Subsystem::integrations(integration.spec.type_.all_nodes),
+                entry: IntegrationAgentStatus {
+                    agent: agent.clone(),
+                    conditions: vec![reconciled(&mine, ok.clone(), generation)],
+                    rejected_objects: listed,
+                    rejected_total: total,
+                },
+            }
+        })
+        .collect();
+
+    DesiredStatus {
+        agent: agent_status,
+        metrics_instances,
+        logs_instances,
+        integrations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Loader;
+
+    const TWO_INSTANCES: &str = "\
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: monitoring, generation: 4}
+spec:
+  metrics: {instanceSelector: {}}
+  logs: {instanceSelector: {}}
+  integrations: {selector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: good, namespace: monitoring, generation: 2}
+spec:
+  remoteWrite: [{url: 'https://remote/push'}]
+  serviceMonitorSelector: {matchLabels: {instance: good}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: bad, namespace: monitoring}
+spec:
+  remoteWrite: [{url: 'https://remote/push'}]
+  serviceMonitorSelector: {matchLabels: {instance: bad}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: fine, namespace: monitoring, labels: {instance: good}}
+spec:
+  selector: {}
+  endpoints: [{port: web}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: broken, namespace: monitoring, labels: {instance: bad}}
+spec:
+  selector: {}
+  endpoints:
+  - port: web
+    metricRelabelings: [{sourceLabels: [__name__], regex: '(unclosed', action: drop}]
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: logs, namespace: monitoring}
+spec:
+  clients: [{url: 'https://loki/push'}]
+  podLogsSelector: {}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {name: app, namespace: monitoring}
+spec: {selector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: node, namespace: monitoring}
+spec: {name: node_exporter, type: {allNodes: true}, config: {}}
+";
+
+    fn planned(text: &str) -> crate::Plan {
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", text);
+        let loaded = loader.finish();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let store = loaded.store;
+        let agent = store.agents().next().expect("a GrafanaAgent");
+        crate::plan(
+            &crate::discover(agent, &store),
+            &crate::PlanOptions::default(),
+        )
+    }
+
+    #[test]
+    fn each_instance_entry_shows_only_its_own_members_and_rejections() {
+        let status = planned(TWO_INSTANCES).status;
+        let entries: Vec<(&str, &str, i32, i32, &str)> = status
+            .metrics_instances
+            .iter()
+            .map(|e| {
+                (
+                    e.object.name.as_str(),
+                    e.entry.agent.as_str(),
+                    e.entry.service_monitors,
+                    e.entry.rejected_total,
+                    e.entry.conditions[0].reason.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("bad", "monitoring/agent", 1, 1, "InvalidConfiguration"),
+                ("good", "monitoring/agent", 1, 0, "Reconciled"),
+            ]
+        );
+        let bad = &status.metrics_instances[0].entry;
+        assert_eq!(
+            bad.rejected_objects,
+            [RejectedObject {
+                kind: "ServiceMonitor".into(),
+                namespace: "monitoring".into(),
+                name: "broken".into(),
+                field: bad.rejected_objects[0].field.clone(),
+                reason: "InvalidRegex".into(),
+                message: bad.rejected_objects[0].message.clone(),
+            }]
+        );
+        assert!(
+            bad.conditions[0]
+                .message
+                .contains("ServiceMonitor monitoring/broken"),
+            "{:?}",
+            bad.conditions[0]
+        );
+        let good = &status.metrics_instances[1];
+        assert_eq!(good.entry.conditions[0].observed_generation, Some(2));
+        assert_eq!(good.subsystem, Subsystem::Metrics);
+
+        let logs = &status.logs_instances[0];
+        assert_eq!((logs.entry.pod_logs, logs.entry.rejected_total), (1, 0));
+        assert_eq!(logs.subsystem, Subsystem::Logs);
+        let integration = &status.integrations[0];
+        assert_eq!(integration.subsystem, Subsystem::IntegrationsDaemonSet);
+        assert_eq!(integration.entry.conditions[0].status, "True");
+
+        let agent = &status.agent;
+        assert_eq!(agent.observed_generation, Some(4));
+        assert_eq!(
+            (
+                agent.metrics_instances,
+                agent.service_monitors,
+                agent.pod_logs
+            ),
+            (2, 2, 1)
+        );
+        assert_eq!(agent.rejected_total, 1);
+        assert_eq!(agent.conditions[0].status, "False");
+    }
+
+    #[test]
+    fn the_rejected_list_is_bounded_and_the_total_counts_all() {
+        let monitors: String = (0..30)
+            .map(|i| {
+                format!(
+                    "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: broken-{i:02}, namespace: monitoring, labels: {{instance: bad}}}}\nspec:\n  selector: {{}}\n  endpoints:\n  - port: web\n    metricRelabelings: [{{sourceLabels: [__name__], regex: '(x', action: drop}}]\n"
+                )
+            })
+            .collect();
+        let status = planned(&format!("{TWO_INSTANCES}{monitors}")).status;
+        let bad = &status.metrics_instances[0].entry;
+        assert_eq!(bad.rejected_total, 31);
+        assert_eq!(bad.rejected_objects.len(), MAX_LISTED_REJECTIONS);
+        assert_eq!(status.agent.rejected_total, 31);
+        assert_eq!(status.agent.rejected_objects.len(), MAX_LISTED_REJECTIONS);
+        let message = &bad.conditions[0].message;
+        assert!(message.starts_with("31 rejected"), "{message}");
+        assert!(message.len() <= MESSAGE_LIMIT, "{}", message.len());
+    }
+}

@@ -1,0 +1,238 @@
+//! Two GrafanaAgents selecting the same MetricsInstance, reconciled by the real controller: each
+//! agent's reconciler server-side-applies only its own entry in the instance's `status.agents`
+//! (a list-map keyed by `agent`) under its own field manager, so the API server keeps both, an
+//! update of one keeps the other, and an agent that stops selecting the instance, or is deleted,
+//! takes only its own entry away.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use api::{GrafanaAgent, MetricsInstance};
+use controller::metrics::Metrics;
+use controller::{Operator, OperatorConfig};
+use kube::Api;
+use kube::api::{DeleteParams, Patch, PatchParams};
+use prometheus_client::registry::Registry;
+use serde_json::{Value, json};
+use support::{install_crds, kubectl_ok};
+use testenv::TestEnv;
+use tokio::sync::oneshot;
+
+/// Polls `probe` every 200 ms until it returns `Some`, failing the test after `limit` with
+/// the last value it saw.
+async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let start = Instant::now();
+    loop {
+        match probe().await {
+            Ok(value) => return value,
+            Err(last) if start.elapsed() > limit => panic!("{what}: not after {limit:?}: {last}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+fn manifests(namespace: &str) -> String {
+    let agent = |name: &str| {
+        format!(
+            "apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: {name}, namespace: {namespace}}}
+spec:
+  metrics:
+    instanceSelector: {{matchLabels: {{team: shared}}}}
+---
+"
+        )
+    };
+    format!(
+        "{}{}apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {{name: shared, namespace: {namespace}, labels: {{team: shared}}}}
+spec:
+  remoteWrite: [{{url: 'https://remote.example/push'}}]
+  serviceMonitorSelector: {{}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {{name: broken, namespace: {namespace}}}
+spec:
+  selector: {{}}
+  endpoints:
+  - port: web
+    metricRelabelings: [{{sourceLabels: [__name__], regex: '(unclosed', action: drop}}]
+",
+        agent("alpha"),
+        agent("beta"),
+    )
+}
+
+/// `agent -> (Reconciled reason, rejectedTotal)` of every entry in the instance's status.
+async fn entries(instances: &Api<MetricsInstance>) -> Vec<(String, String, i32)> {
+    let instance = instances.get("shared").await.expect("the MetricsInstance");
+    let mut entries: Vec<(String, String, i32)> = instance
+        .status
+        .map(|s| s.agents)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            let reconciled = e
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "Reconciled")
+                .map(|c| c.reason.clone())
+                .unwrap_or_default();
+            (e.agent, reconciled, e.rejected_total)
+        })
+        .collect();
+    entries.sort();
+    entries
+}
+
+async fn wait_for_entries(
+    instances: &Api<MetricsInstance>,
+    what: &str,
+    wanted: &[(String, &str, i32)],
+) {
+    let wanted: Vec<(String, String, i32)> = wanted
+        .iter()
+        .map(|(a, r, n)| (a.clone(), (*r).to_owned(), *n))
+        .collect();
+    eventually(what, Duration::from_secs(60), || async {
+        let seen = entries(instances).await;
+        if seen == wanted {
+            Ok(())
+        } else {
+            Err(format!("{seen:?}, wanted {wanted:?}"))
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
+    for backend in testenv::backends() {
+        let env = TestEnv::start(backend).await.unwrap();
+        install_crds(&env).await;
+        let ns = env.create_namespace("status").await.unwrap();
+        kubectl_ok(
+            &env,
+            &["apply", "--server-side", "-n", &ns, "-f", "-"],
+            Some(&manifests(&ns)),
+        )
+        .await;
+
+        let mut config = OperatorConfig::new("test");
+        config.namespace = Some(ns.clone());
+        let operator = Operator::new(env.client(), config, Metrics::new(&mut Registry::default()));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let running = operator.run(async move {
+            let _ = stopped.await;
+        });
+        // The operator runs beside the checks, in this task (its future is not `Sync`).
+        let checks = async {
+            let instances: Api<MetricsInstance> = Api::namespaced(env.client(), &ns);
+            let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
+            let alpha = format!("{ns}/alpha");
+            let beta = format!("{ns}/beta");
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] both agents' entries, each with the rejection"),
+                &[
+                    (alpha.clone(), "InvalidConfiguration", 1),
+                    (beta.clone(), "InvalidConfiguration", 1),
+                ],
+            )
+            .await;
+            let instance = kubectl_ok(
+                &env,
+                &[
+                    "get",
+                    "metricsinstance",
+                    "shared",
+                    "-n",
+                    &ns,
+                    "--show-managed-fields",
+                    "-o",
+                    "json",
+                ],
+                None,
+            )
+            .await;
+            let instance: Value = serde_json::from_slice(&instance.stdout).unwrap();
+            let mut managers: Vec<&str> = instance["metadata"]["managedFields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m["subresource"] == "status")
+                .filter_map(|m| m["manager"].as_str())
+                .collect();
+            managers.sort_unstable();
+            assert_eq!(
+                managers,
+                [
+                    format!("agent-operator/{alpha}"),
+                    format!("agent-operator/{beta}")
+                ],
+                "[{backend}]"
+            );
+            let rejected = &instance["status"]["agents"][0]["rejectedObjects"][0];
+            assert_eq!(rejected["kind"], "ServiceMonitor", "[{backend}] {rejected}");
+            assert_eq!(rejected["reason"], "InvalidRegex", "[{backend}] {rejected}");
+
+            // A change both agents see: each rewrites its own entry, and both stay.
+            kubectl_ok(
+                &env,
+                &["delete", "servicemonitor", "broken", "-n", &ns],
+                None,
+            )
+            .await;
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] both entries reconciled"),
+                &[
+                    (alpha.clone(), "Reconciled", 0),
+                    (beta.clone(), "Reconciled", 0),
+                ],
+            )
+            .await;
+
+            // beta stops selecting the instance: its entry goes, alpha's stays.
+            let unselect = json!({
+                "apiVersion": "monitoring.grafana.com/v1alpha1",
+                "kind": "GrafanaAgent",
+                "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": "other"}}}},
+            });
+            agents
+                .patch("beta", &PatchParams::default(), &Patch::Merge(&unselect))
+                .await
+                .unwrap();
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] beta's entry removed"),
+                &[(alpha.clone(), "Reconciled", 0)],
+            )
+            .await;
+
+            // alpha is deleted: its entry goes too.
+            agents
+                .delete("alpha", &DeleteParams::default())
+                .await
+                .unwrap();
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] alpha's entry removed"),
+                &[],
+            )
+            .await;
+
+            let _ = stop.send(());
+        };
+        let (ran, ()) = tokio::join!(running, checks);
+        ran.unwrap();
+    }
+}
