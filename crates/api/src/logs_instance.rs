@@ -60,8 +60,8 @@ pub struct LogsClientSpec {
     /// config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<BasicAuth>,
-    /// OAuth2 client credentials. The client id must come from a Secret (a ConfigMap one is
-    /// rejected); the client secret is passed to the agent as a file.
+    /// OAuth2 client credentials. The client id (from a Secret or a ConfigMap) is written into
+    /// the agent's config; the client secret is passed to the agent as a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth2: Option<OAuth2>,
     /// Bearer token sent with every push, written as given into the agent's config.

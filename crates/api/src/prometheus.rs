@@ -141,8 +141,9 @@ pub struct BasicAuth {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuth2 {
-    /// Client ID, written into the config in plain text. Only a Secret key is supported: an
-    /// entry whose client ID comes from a ConfigMap is left out and reported.
+    /// Client ID, from a Secret or a ConfigMap key, written into the config in plain text
+    /// (upstream renders none from a ConfigMap). The agent refuses oauth2 without one, so an
+    /// entry whose client ID cannot be read, even an `optional` one, is left out and reported.
     pub client_id: SecretOrConfigMap,
     /// Secret key holding the client secret, which the agent reads from a mounted file.
     pub client_secret: SecretKeySelector,

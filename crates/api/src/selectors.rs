@@ -15,8 +15,8 @@ pub struct SecretKeySelector {
     /// refers to nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// Accepted for compatibility and ignored, as upstream: a missing Secret or key is handled
-    /// the same way whatever it says.
+    /// When true, a missing Secret or key leaves out the one setting that refers to it
+    /// instead of rejecting the object (upstream ignores the flag).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }
@@ -30,8 +30,8 @@ pub struct ConfigMapKeySelector {
     /// refers to nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// Accepted for compatibility and ignored, as upstream: a missing ConfigMap or key is
-    /// handled the same way whatever it says.
+    /// When true, a missing ConfigMap or key leaves out the one setting that refers to it
+    /// instead of rejecting the object (upstream ignores the flag).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
 }

@@ -213,6 +213,19 @@ impl Assets {
         }
     }
 
+    /// Whether `key`'s object or key is missing (looked up, or never looked up), as opposed
+    /// to present, unreadable or colliding. A selector with an empty name or key is not
+    /// missing but incomplete, which `optional` does not excuse.
+    pub fn is_missing(&self, key: &AssetKey) -> bool {
+        match self.resolved.get(key) {
+            None => key.is_complete(),
+            Some(Resolution::Failed(AssetError::ObjectMissing(_) | AssetError::KeyMissing(_))) => {
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
     /// The in-pod file path of `key`, for fields that take a file. Succeeds when the object
     /// is missing (as upstream), fails when the object exists without the key.
     pub fn path(&self, key: &AssetKey) -> Result<String, AssetError> {

@@ -159,12 +159,23 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
     }
 
     /// Resolves `refs` of `owner` into the asset store. Returns false (and reports) when a
-    /// referenced Secret exists without the key, or its file name collides.
+    /// referenced Secret exists without the key (unless the selector is optional), or its
+    /// file name collides.
     fn resolve(&mut self, owner: &InputRef, refs: Vec<Reference>) -> bool {
         let mut ok = true;
-        for Reference { field, key } in refs {
+        for Reference {
+            field,
+            key,
+            optional,
+        } in refs
+        {
             self.depend_on(&key);
-            if let Err(e) = self.assets.resolve(self.inputs, &key) {
+            let outcome = self.assets.resolve(self.inputs, &key);
+            let optional_and_missing =
+                optional && matches!(outcome, Err(crate::assets::AssetError::KeyMissing(_)));
+            if let Err(e) = outcome
+                && !optional_and_missing
+            {
                 self.rejections.push(Rejection::new(
                     owner.clone(),
                     Reason::of_asset_error(&e),

@@ -6,15 +6,19 @@ use api::logs_instance::LogsClientSpec;
 use api::metrics_instance::RemoteWriteSpec;
 use api::monitors::ScrapeEndpoint;
 use api::prometheus::{ApiServerConfig, BasicAuth, OAuth2, SafeAuthorization, SafeTlsConfig};
+use api::selectors::{SecretKeySelector, SecretOrConfigMap};
 use api::{Integration, LogsInstance, MetricsInstance, PodMonitor, Probe, ServiceMonitor};
 
 use crate::assets::AssetKey;
 
-/// One reference: where it is written and what it names.
+/// One reference: where it is written, what it names, and whether its selector says
+/// `optional: true` (a missing object or key then leaves the field out instead of rejecting
+/// the object, Q17 fixed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference {
     pub field: String,
     pub key: AssetKey,
+    pub optional: bool,
 }
 
 struct Collector<'a> {
@@ -23,15 +27,24 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
-    fn push(&mut self, field: String, key: Option<AssetKey>) {
+    fn push(&mut self, field: String, key: Option<AssetKey>, optional: bool) {
         if let Some(key) = key {
-            self.found.push(Reference { field, key });
+            self.found.push(Reference {
+                field,
+                key,
+                optional,
+            });
         }
     }
 
-    fn secret(&mut self, field: String, sel: Option<&api::selectors::SecretKeySelector>) {
+    fn secret(&mut self, field: String, sel: Option<&SecretKeySelector>) {
         let key = sel.map(|s| AssetKey::secret(self.namespace, s));
-        self.push(field, key);
+        self.push(field, key, sel.is_some_and(|s| s.optional == Some(true)));
+    }
+
+    fn secret_or_config_map(&mut self, field: String, sel: &SecretOrConfigMap) {
+        let key = AssetKey::secret_or_config_map(self.namespace, sel);
+        self.push(field, key, is_optional(sel));
     }
 
     fn basic_auth(&mut self, field: &str, auth: Option<&BasicAuth>) {
@@ -43,8 +56,7 @@ impl Collector<'_> {
 
     fn oauth2(&mut self, field: &str, oauth2: Option<&OAuth2>) {
         if let Some(o) = oauth2 {
-            let id = AssetKey::secret_or_config_map(self.namespace, &o.client_id);
-            self.push(format!("{field}.clientId"), id);
+            self.secret_or_config_map(format!("{field}.clientId"), &o.client_id);
             self.secret(format!("{field}.clientSecret"), Some(&o.client_secret));
         }
     }
@@ -52,10 +64,9 @@ impl Collector<'_> {
     fn tls(&mut self, field: &str, tls: Option<&SafeTlsConfig>) {
         if let Some(t) = tls {
             for (name, sel) in [("ca", &t.ca), ("cert", &t.cert)] {
-                let key = sel
-                    .as_ref()
-                    .and_then(|s| AssetKey::secret_or_config_map(self.namespace, s));
-                self.push(format!("{field}.{name}"), key);
+                if let Some(sel) = sel {
+                    self.secret_or_config_map(format!("{field}.{name}"), sel);
+                }
             }
             self.secret(format!("{field}.keySecret"), t.key_secret.as_ref());
         }
@@ -118,6 +129,15 @@ impl Collector<'_> {
         self.tls(&format!("{f}.tlsConfig"), tls);
         self.oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
         self.authorization(&format!("{f}.authorization"), e.authorization.as_ref());
+    }
+}
+
+/// The `optional` flag of the branch [`AssetKey::secret_or_config_map`] uses.
+pub fn is_optional(sel: &SecretOrConfigMap) -> bool {
+    match (&sel.secret, &sel.config_map) {
+        (Some(s), _) => s.optional == Some(true),
+        (None, Some(c)) => c.optional == Some(true),
+        (None, None) => false,
     }
 }
 
@@ -212,6 +232,7 @@ pub fn of_integration(i: &Integration) -> Vec<Reference> {
             c.push(
                 format!("spec.configMaps[{n}]"),
                 Some(AssetKey::config_map(&namespace, cm)),
+                cm.optional == Some(true),
             );
         }
     })

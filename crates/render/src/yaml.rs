@@ -193,8 +193,7 @@ impl Collection<'_, '_> {
         if !first_on_dash_line {
             indent(out, self.level);
         }
-        write_string(out, key);
-        out.push(':');
+        write_key(out, key, self.level);
         self.count += 1;
         self.streamer.context = Context::MapValue(self.level);
         Ok(())
@@ -643,8 +642,7 @@ fn indent(out: &mut String, n: usize) {
 fn write_map(out: &mut String, map: &serde_json::Map<String, Value>, level: usize) {
     for (k, v) in map {
         indent(out, level);
-        write_string(out, k);
-        out.push(':');
+        write_key(out, k, level);
         write_nested(out, v, level);
     }
 }
@@ -663,8 +661,7 @@ fn write_seq(out: &mut String, seq: &[Value], level: usize) {
                         indent(out, level + 2);
                     }
                     first = false;
-                    write_string(out, k);
-                    out.push(':');
+                    write_key(out, k, level + 2);
                     write_nested(out, v, level + 2);
                 }
             }
@@ -726,6 +723,34 @@ fn write_number(out: &mut String, n: &serde_json::Number) {
     } else {
         out.push_str(&n.to_string());
     }
+}
+
+/// The longest key, as written (quotes and escapes included, in bytes), that is written as
+/// an implicit `key:`. YAML limits implicit keys to 1024 characters and its readers refuse
+/// longer ones (yaml.v2: "could not find expected ':'"); they count characters, with or
+/// without the quotes, so a byte count with some margin is safe for all of them.
+pub const IMPLICIT_KEY_LIMIT: usize = 1000;
+
+/// Writes mapping key `key`, whose first character goes at column `level` (the cursor is
+/// there), and its `:`. A key too long to be implicit is written as an explicit one,
+/// `? key` with the `:` on the next line at the same column: the value that follows is then
+/// laid out exactly as after an implicit key.
+fn write_key(out: &mut String, key: &str, level: usize) {
+    let start = out.len();
+    if key.len() <= IMPLICIT_KEY_LIMIT {
+        write_string(out, key);
+        // Escapes can make the written key longer than the key itself.
+        if out.len() - start <= IMPLICIT_KEY_LIMIT {
+            out.push(':');
+            return;
+        }
+        out.truncate(start);
+    }
+    out.push_str("? ");
+    write_string(out, key);
+    out.push('\n');
+    indent(out, level);
+    out.push(':');
 }
 
 /// Writes `s` plain when no YAML 1.1 or 1.2 reader can take it for anything but this string,
@@ -949,7 +974,9 @@ impl<'a> SimpleReader<'a> {
     }
 }
 
-/// `key: rest` or `key:` (rest empty), with the key read as a string.
+/// `key: rest` or `key:` (rest empty), with the key read as a string. A key longer than an
+/// emitted implicit key can be is left to the full parser, which refuses those above YAML's
+/// 1024-character limit.
 fn split_mapping_entry(text: &str) -> Option<(String, &str)> {
     let (key, rest) = if let Some(quote @ ('\'' | '"')) = text.chars().next() {
         let end = closing_quote(text, quote)?;
@@ -959,12 +986,18 @@ fn split_mapping_entry(text: &str) -> Option<(String, &str)> {
         } else {
             rest.strip_prefix(": ")?
         };
+        if end + 1 > IMPLICIT_KEY_LIMIT {
+            return None;
+        }
         (quoted(&text[..=end])?, rest)
     } else {
         let (key, rest) = match text.find(": ") {
             Some(i) => (&text[..i], &text[i + 2..]),
             None => (text.strip_suffix(':')?, ""),
         };
+        if key.len() > IMPLICIT_KEY_LIMIT {
+            return None;
+        }
         match plain_scalar(key.trim_end_matches(' '))? {
             Value::String(s) => (s, rest),
             _ => return None,
@@ -1538,5 +1571,72 @@ mod tests {
             }
         }
         assert!(checked > 5000);
+    }
+
+    /// Keys around the implicit-key limit, plain, quoted and escaped, in every position a
+    /// key can take, with every kind of value: the full parser reads back exactly the value,
+    /// and the fast reader declines or agrees (fuzz finding: keys above 1024 characters were
+    /// written as implicit keys, which YAML readers refuse).
+    #[test]
+    fn keys_too_long_to_be_implicit_are_written_as_explicit_keys() {
+        let mut keys = Vec::new();
+        for n in [
+            IMPLICIT_KEY_LIMIT - 2,
+            IMPLICIT_KEY_LIMIT,
+            IMPLICIT_KEY_LIMIT + 1,
+            1024,
+            1025,
+            5000,
+        ] {
+            keys.push("k".repeat(n));
+            keys.push(format!("{}'", "q".repeat(n - 1)));
+            keys.push(format!("é{}", "x".repeat(n)));
+        }
+        // Short, but its escapes take it over the limit once written.
+        keys.push("\u{1}".repeat(IMPLICIT_KEY_LIMIT / 4));
+        for key in &keys {
+            for value in [
+                json!("v"),
+                json!({"inner": 1, "other": [1, 2]}),
+                json!(["a", {"b": "c"}]),
+                json!({}),
+                json!(null),
+            ] {
+                let documents = [
+                    json!({ key.as_str(): value.clone(), "after": 1 }),
+                    json!({"before": 0, key.as_str(): value.clone()}),
+                    json!([{ key.as_str(): value.clone(), "after": 1 }]),
+                    json!({"outer": [{"before": 0, key.as_str(): value.clone()}]}),
+                    json!({"outer": { key.as_str(): value.clone() }}),
+                ];
+                for document in documents {
+                    let text = streams_like_the_tree(&document);
+                    assert_eq!(full_parser(&text).as_ref(), Some(&document), "{text}");
+                    agrees(&text);
+                    let written = text.lines().map(str::len).max().unwrap_or(0);
+                    if text.contains("? ") {
+                        assert!(written > IMPLICIT_KEY_LIMIT, "{text}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_leaves_long_implicit_keys_to_the_full_parser() {
+        for n in [IMPLICIT_KEY_LIMIT + 1, 1024, 1025, 2000] {
+            for doc in [
+                format!("{}: v\n", "k".repeat(n)),
+                format!("'{}': v\n", "k".repeat(n - 2)),
+                format!("- a: 1\n  {}:\n  - x\n", "k".repeat(n)),
+            ] {
+                assert_eq!(read_simple_document(&doc), None, "{}", n);
+            }
+        }
+        let at_limit = format!("{}: v\n", "k".repeat(IMPLICIT_KEY_LIMIT));
+        assert_eq!(
+            agrees(&at_limit),
+            Some(json!({ "k".repeat(IMPLICIT_KEY_LIMIT): "v" }))
+        );
     }
 }

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::assets::{AssetError, AssetKey, Assets};
 use crate::input_ref::InputRef;
+use crate::references::is_optional;
 use crate::rejection::{Reason, Rejection};
 pub use crate::relabel::RelabelRule;
 
@@ -57,46 +58,64 @@ pub struct Secrets<'a> {
 }
 
 impl Secrets<'_> {
-    /// The value of a Secret key, inlined into the config.
-    pub fn value(&self, sel: &SecretKeySelector, field: &str) -> Result<String, FieldError> {
-        self.lookup(Assets::value, &AssetKey::secret(self.namespace, sel), field)
+    /// The value of a Secret key, inlined into the config; `None` when the selector is
+    /// optional and the Secret or its key is missing (Q17: the field is left out).
+    pub fn value(
+        &self,
+        sel: &SecretKeySelector,
+        field: &str,
+    ) -> Result<Option<String>, FieldError> {
+        let key = AssetKey::secret(self.namespace, sel);
+        self.lookup(Assets::value, &key, sel.optional == Some(true), field)
     }
 
-    /// The value of a Secret-or-ConfigMap key; `None` when neither branch is set.
+    /// The value of a Secret-or-ConfigMap key; `None` when neither branch is set, or the one
+    /// used is optional and missing.
     pub fn value_of(
         &self,
         sel: &SecretOrConfigMap,
         field: &str,
     ) -> Result<Option<String>, FieldError> {
-        AssetKey::secret_or_config_map(self.namespace, sel)
-            .map(|key| self.lookup(Assets::value, &key, field))
-            .transpose()
+        let Some(key) = AssetKey::secret_or_config_map(self.namespace, sel) else {
+            return Ok(None);
+        };
+        self.lookup(Assets::value, &key, is_optional(sel), field)
     }
 
-    /// The in-pod path of a Secret key.
-    pub fn path(&self, sel: &SecretKeySelector, field: &str) -> Result<String, FieldError> {
-        self.lookup(Assets::path, &AssetKey::secret(self.namespace, sel), field)
+    /// The in-pod path of a Secret key; `None` when the selector is optional and the Secret
+    /// or its key is missing.
+    pub fn path(&self, sel: &SecretKeySelector, field: &str) -> Result<Option<String>, FieldError> {
+        let key = AssetKey::secret(self.namespace, sel);
+        self.lookup(Assets::path, &key, sel.optional == Some(true), field)
     }
 
-    /// The in-pod path of a Secret-or-ConfigMap key; `None` when neither branch is set.
+    /// The in-pod path of a Secret-or-ConfigMap key; `None` when neither branch is set, or
+    /// the one used is optional and missing.
     pub fn path_of(
         &self,
         sel: &SecretOrConfigMap,
         field: &str,
     ) -> Result<Option<String>, FieldError> {
-        AssetKey::secret_or_config_map(self.namespace, sel)
-            .map(|key| self.lookup(Assets::path, &key, field))
-            .transpose()
+        let Some(key) = AssetKey::secret_or_config_map(self.namespace, sel) else {
+            return Ok(None);
+        };
+        self.lookup(Assets::path, &key, is_optional(sel), field)
     }
 
-    /// `get` of `key`, its error naming `field`.
+    /// `get` of `key`, its error naming `field`. An optional selector whose object or key is
+    /// missing gives `None`: the field is left out, whether it takes the value or a file.
     fn lookup(
         &self,
         get: fn(&Assets, &AssetKey) -> Result<String, AssetError>,
         key: &AssetKey,
+        optional: bool,
         field: &str,
-    ) -> Result<String, FieldError> {
+    ) -> Result<Option<String>, FieldError> {
+        if optional && self.assets.is_missing(key) {
+            return Ok(None);
+        }
         get(self.assets, key)
+            .map(Some)
             .map_err(|e| FieldError::because(Reason::of_asset_error(&e), field, e.to_string()))
     }
 }
@@ -326,7 +345,7 @@ pub fn safe_tls(
         ca_file: path_of(&tls.ca, "ca")?,
         cert_file: path_of(&tls.cert, "cert")?,
         key_file: match &tls.key_secret {
-            Some(k) => Some(secrets.path(k, &format!("{field}.keySecret"))?),
+            Some(k) => secrets.path(k, &format!("{field}.keySecret"))?,
             None => None,
         },
         server_name: non_empty(&tls.server_name),
@@ -367,16 +386,16 @@ pub fn basic_auth_inline(
     field: &str,
 ) -> Result<BasicAuthOut, FieldError> {
     Ok(BasicAuthOut {
-        username: auth
-            .username
-            .as_ref()
-            .map(|s| secrets.value(s, &format!("{field}.username")))
-            .transpose()?,
-        password: auth
-            .password
-            .as_ref()
-            .map(|s| secrets.value(s, &format!("{field}.password")))
-            .transpose()?,
+        username: optional_value(
+            auth.username.as_ref(),
+            secrets,
+            &format!("{field}.username"),
+        )?,
+        password: optional_value(
+            auth.password.as_ref(),
+            secrets,
+            &format!("{field}.password"),
+        )?,
         password_file: None,
     })
 }
@@ -388,22 +407,33 @@ pub fn basic_auth_password_file(
     field: &str,
 ) -> Result<BasicAuthOut, FieldError> {
     Ok(BasicAuthOut {
-        username: auth
-            .username
-            .as_ref()
-            .map(|s| secrets.value(s, &format!("{field}.username")))
-            .transpose()?,
+        username: optional_value(
+            auth.username.as_ref(),
+            secrets,
+            &format!("{field}.username"),
+        )?,
         password: None,
-        password_file: auth
-            .password
-            .as_ref()
-            .map(|s| secrets.path(s, &format!("{field}.password")))
-            .transpose()?,
+        password_file: match &auth.password {
+            Some(s) => secrets.path(s, &format!("{field}.password"))?,
+            None => None,
+        },
     })
 }
 
-/// `oauth2` in agent.yml: client id inlined from a Secret (a ConfigMap client id is not
-/// supported, as upstream), client secret as a file.
+/// The value of an optional selector field: `None` when unset (or optional and missing).
+pub fn optional_value(
+    sel: Option<&SecretKeySelector>,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<Option<String>, FieldError> {
+    match sel {
+        Some(s) => secrets.value(s, field),
+        None => Ok(None),
+    }
+}
+
+/// `oauth2` in agent.yml: client id inlined from its Secret or ConfigMap (upstream renders
+/// none for a ConfigMap, Q17 fixed), client secret as a file.
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct OAuth2Out {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -419,12 +449,37 @@ pub struct OAuth2Out {
 }
 
 pub fn oauth2(o: &OAuth2, secrets: Secrets<'_>, field: &str) -> Result<OAuth2Out, FieldError> {
+    let id_field = format!("{field}.clientId");
+    // The agent refuses an oauth2 block without client_id, so a client id that cannot be
+    // read (neither branch set, or optional and missing) refuses the block's owner.
+    let Some(client_id) = secrets.value_of(&o.client_id, &id_field)? else {
+        let refuses = "the agent refuses oauth2 without a client_id";
+        return Err(
+            match AssetKey::secret_or_config_map(secrets.namespace, &o.client_id) {
+                None => FieldError::because(
+                    Reason::IncompleteReference,
+                    id_field,
+                    format!("neither secret nor configMap is set, and {refuses}"),
+                ),
+                // Optional and missing: the object or the key.
+                Some(key) => {
+                    let missing = secrets
+                        .assets
+                        .value(&key)
+                        .err()
+                        .unwrap_or(AssetError::KeyMissing(key));
+                    FieldError::because(
+                        Reason::of_asset_error(&missing),
+                        id_field,
+                        format!("{missing} (the selector is optional, but {refuses})"),
+                    )
+                }
+            },
+        );
+    };
     Ok(OAuth2Out {
-        client_id: match &o.client_id.secret {
-            Some(s) => Some(secrets.value(s, &format!("{field}.clientId"))?),
-            None => None,
-        },
-        client_secret_file: Some(secrets.path(&o.client_secret, &format!("{field}.clientSecret"))?),
+        client_id: Some(client_id),
+        client_secret_file: secrets.path(&o.client_secret, &format!("{field}.clientSecret"))?,
         endpoint_params: o.endpoint_params.clone(),
         scopes: o.scopes.clone(),
         token_url: o.token_url.clone(),
@@ -584,6 +639,94 @@ mod tests {
         let r = Rejection::of_field(object, e);
         assert_eq!(r.reason.to_string(), "InvalidDuration");
         assert_eq!(r.to_string(), "Probe ns/p: spec.x: bad");
+    }
+
+    /// Q17: a client id from a ConfigMap is inlined; one that cannot be read fails the oauth2
+    /// block with the reason why, optional or not (the agent refuses oauth2 without it),
+    /// while an optional client secret that is missing just leaves out its file.
+    #[test]
+    fn oauth2_client_ids_from_config_maps_and_their_failures() {
+        use crate::assets::AssetSource;
+        use crate::store::InputStore;
+        use api::selectors::ConfigMapKeySelector;
+
+        let mut inputs = InputStore::default();
+        let data = BTreeMap::from([("id".to_owned(), b"cm-client".to_vec())]);
+        inputs.apply_data(AssetSource::ConfigMap, "ns", "cm", None, data);
+        let config_map = |name: &str, key: &str, optional: bool| ConfigMapKeySelector {
+            name: name.into(),
+            key: key.into(),
+            optional: optional.then_some(true),
+        };
+        let oauth2_of = |client_id: SecretOrConfigMap| OAuth2 {
+            client_id,
+            client_secret: SecretKeySelector {
+                name: "absent".into(),
+                key: "secret".into(),
+                optional: Some(true),
+            },
+            token_url: "https://auth.example/token".into(),
+            ..OAuth2::default()
+        };
+        let from = |c: ConfigMapKeySelector| {
+            oauth2_of(SecretOrConfigMap {
+                secret: None,
+                config_map: Some(c),
+            })
+        };
+        let cases = [
+            (from(config_map("cm", "id", false)), None),
+            (
+                from(config_map("cm", "other", true)),
+                Some(Reason::KeyNotFound),
+            ),
+            (
+                from(config_map("gone", "id", true)),
+                Some(Reason::ConfigMapNotFound),
+            ),
+            (
+                from(config_map("gone", "id", false)),
+                Some(Reason::ConfigMapNotFound),
+            ),
+            (
+                oauth2_of(SecretOrConfigMap::default()),
+                Some(Reason::IncompleteReference),
+            ),
+        ];
+        let mut assets = Assets::default();
+        for (o, _) in &cases {
+            for key in [
+                AssetKey::secret_or_config_map("ns", &o.client_id),
+                Some(AssetKey::secret("ns", &o.client_secret)),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                // Discovery reports these failures itself; rendering meets them again.
+                let _ = assets.resolve(&inputs, &key);
+            }
+        }
+        let secrets = Secrets {
+            assets: &assets,
+            namespace: "ns",
+        };
+        for (o, want) in cases {
+            let got = oauth2(&o, secrets, "spec.oauth2");
+            match want {
+                None => {
+                    let out = got.expect("renders");
+                    assert_eq!(out.client_id.as_deref(), Some("cm-client"));
+                    assert_eq!(out.client_secret_file, None, "optional and missing");
+                }
+                Some(reason) => {
+                    let e = got.expect_err("fails");
+                    assert_eq!(
+                        (e.reason, e.field.as_str()),
+                        (reason, "spec.oauth2.clientId")
+                    );
+                }
+            }
+        }
     }
 
     #[test]

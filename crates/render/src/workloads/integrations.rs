@@ -235,14 +235,20 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             .spec
             .secrets
             .iter()
-            .map(|s| (AssetKey::secret(ns, s), "secrets"))
-            .chain(
-                i.spec
-                    .config_maps
-                    .iter()
-                    .map(|c| (AssetKey::config_map(ns, c), "configMaps")),
-            );
-        for (key, dir) in keys {
+            .map(|s| (AssetKey::secret(ns, s), "secrets", s.optional == Some(true)))
+            .chain(i.spec.config_maps.iter().map(|c| {
+                (
+                    AssetKey::config_map(ns, c),
+                    "configMaps",
+                    c.optional == Some(true),
+                )
+            }));
+        for (key, dir, optional) in keys {
+            // An optional key that is missing is not mounted (Q17): a projected item whose
+            // key the assets Secret lacks would keep the pod from starting.
+            if optional && h.assets.is_missing(&key) {
+                continue;
+            }
             if !mounted_keys.insert(key.clone()) {
                 continue;
             }

@@ -71,10 +71,11 @@ pub fn cluster_label(
 /// Renders one client; `secrets` resolve in the namespace of the object holding the client
 /// (the LogsInstance, or the GrafanaAgent for its global clients), `field` is its JSON path.
 ///
-/// An empty URL, a secret that cannot be read, an oauth2 client id from a ConfigMap, or a
-/// client certificate without its key (or the reverse) fails the client. Values the agent would refuse (a duration it cannot parse, an invalid
-/// label name) are left out and added to `problems`: the agent's default applies instead of
-/// the whole config being refused.
+/// An empty URL, a secret that cannot be read, an oauth2 client id that cannot be read (even
+/// an optional one: the agent refuses oauth2 without it), or a client certificate without its
+/// key (or the reverse) fails the client. Values the agent would refuse (a duration it cannot
+/// parse, an invalid label name) are left out and added to `problems`: the agent's default
+/// applies instead of the whole config being refused.
 pub fn client(
     c: &LogsClientSpec,
     cluster_label: Option<&(String, String)>,
@@ -84,16 +85,6 @@ pub fn client(
 ) -> Result<ClientConfig, FieldError> {
     if c.url.is_empty() {
         return Err(FieldError::new(format!("{field}.url"), "must not be empty"));
-    }
-    // Upstream renders no client_id for a ConfigMap one (Q17), and the agent refuses an
-    // oauth2 block without it: refuse just this client, as for remote_write.
-    if let Some(o) = &c.oauth2
-        && o.client_id.secret.is_none()
-    {
-        return Err(FieldError::new(
-            format!("{field}.oauth2.clientId"),
-            "only a Secret client id is supported (a ConfigMap one is not, as upstream)",
-        ));
     }
     let mut duration = |value: &Option<String>, name: &str| -> Option<String> {
         let text = non_empty(value)?;

@@ -258,7 +258,8 @@ fn render_instance(
         let field = "spec.additionalScrapeConfigs";
         let parsed = secrets
             .value(sel, field)
-            .and_then(|text| additional::parse(&text, field))
+            // Optional and missing: no additional jobs (Q17).
+            .and_then(|text| additional::parse(text.as_deref().unwrap_or("[]"), field))
             .and_then(|items| check_unique_job_names(&scrape_configs, items, field));
         match parsed {
             Ok(items) => scrape_configs.extend(items.into_iter().map(ScrapeConfigEntry::Verbatim)),

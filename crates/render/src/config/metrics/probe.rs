@@ -146,7 +146,7 @@ fn job(
         .map(|t| safe_tls(t, secrets, "spec.tlsConfig"))
         .transpose()?;
     job.bearer_token = match &spec.bearer_token_secret {
-        Some(sel) if !sel.name.is_empty() => Some(secrets.value(sel, "spec.bearerTokenSecret")?),
+        Some(sel) if !sel.name.is_empty() => secrets.value(sel, "spec.bearerTokenSecret")?,
         _ => None,
     };
     job.basic_auth = spec

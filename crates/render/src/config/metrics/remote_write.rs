@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::config::common::{
     AuthorizationOut, BasicAuthOut, FieldError, OAuth2Out, RelabelRule, Secrets, TlsConfigOut,
-    basic_auth_password_file, bearer_authorization, full_tls, non_empty, oauth2,
+    basic_auth_password_file, bearer_authorization, full_tls, non_empty, oauth2, optional_value,
     user_relabel_rules,
 };
 use crate::rejection::{Reason, Rejection};
@@ -146,16 +146,6 @@ pub fn remote_write(
         return Err(FieldError::new(format!("{field}.url"), "must not be empty"));
     }
     check_headers(&rw.headers, &format!("{field}.headers"))?;
-    // Upstream renders no client_id for a ConfigMap one (Q17), which Prometheus refuses
-    // along with the whole config: refuse just this entry.
-    if let Some(o) = &rw.oauth2
-        && o.client_id.secret.is_none()
-    {
-        return Err(FieldError::new(
-            format!("{field}.oauth2.clientId"),
-            "only a Secret client id is supported (a ConfigMap one is not, as upstream)",
-        ));
-    }
     let duration = |v: &Option<String>, name: &str| {
         check_prometheus_duration(v, &format!("{field}.{name}")).map(|_| non_empty(v))
     };
@@ -163,9 +153,7 @@ pub fn remote_write(
         None => None,
         Some(s) => {
             let key = |sel: &Option<api::selectors::SecretKeySelector>, name: &str| {
-                sel.as_ref()
-                    .map(|k| secrets.value(k, &format!("{field}.sigv4.{name}")))
-                    .transpose()
+                optional_value(sel.as_ref(), secrets, &format!("{field}.sigv4.{name}"))
             };
             Some(SigV4Out {
                 region: non_empty(&s.region),

@@ -247,7 +247,7 @@ impl<'a> ScrapeContext<'a> {
             enable_http2: (e.enable_http2 == Some(false)).then_some(false),
             bearer_token: match &e.bearer_token_secret {
                 Some(sel) if !sel.name.is_empty() => {
-                    Some(secrets.value(sel, &format!("{field}.bearerTokenSecret"))?)
+                    secrets.value(sel, &format!("{field}.bearerTokenSecret"))?
                 }
                 _ => None,
             },
