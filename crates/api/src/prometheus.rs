@@ -145,7 +145,9 @@ pub struct OAuth2 {
     /// (upstream renders none from a ConfigMap). The agent refuses oauth2 without one, so an
     /// entry whose client ID cannot be read, even an `optional` one, is left out and reported.
     pub client_id: SecretOrConfigMap,
-    /// Secret key holding the client secret, which the agent reads from a mounted file.
+    /// Secret key holding the client secret, which the agent reads from a mounted file. The
+    /// agent refuses oauth2 without one: even an `optional` one that is missing leaves the
+    /// entry out (reported).
     pub client_secret: SecretKeySelector,
     /// URL of the token endpoint.
     #[schemars(extend("minLength" = 1))]

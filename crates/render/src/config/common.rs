@@ -449,41 +449,63 @@ pub struct OAuth2Out {
 }
 
 pub fn oauth2(o: &OAuth2, secrets: Secrets<'_>, field: &str) -> Result<OAuth2Out, FieldError> {
+    // The agent refuses an oauth2 block without client_id or without client_secret, so one
+    // that cannot be read (neither branch set, or optional and missing) fails the block's
+    // owner instead of being left out.
     let id_field = format!("{field}.clientId");
-    // The agent refuses an oauth2 block without client_id, so a client id that cannot be
-    // read (neither branch set, or optional and missing) refuses the block's owner.
-    let Some(client_id) = secrets.value_of(&o.client_id, &id_field)? else {
-        let refuses = "the agent refuses oauth2 without a client_id";
-        return Err(
-            match AssetKey::secret_or_config_map(secrets.namespace, &o.client_id) {
-                None => FieldError::because(
+    let client_id = match secrets.value_of(&o.client_id, &id_field)? {
+        Some(id) => id,
+        None => match AssetKey::secret_or_config_map(secrets.namespace, &o.client_id) {
+            None => {
+                return Err(FieldError::because(
                     Reason::IncompleteReference,
                     id_field,
-                    format!("neither secret nor configMap is set, and {refuses}"),
-                ),
-                // Optional and missing: the object or the key.
-                Some(key) => {
-                    let missing = secrets
-                        .assets
-                        .value(&key)
-                        .err()
-                        .unwrap_or(AssetError::KeyMissing(key));
-                    FieldError::because(
-                        Reason::of_asset_error(&missing),
-                        id_field,
-                        format!("{missing} (the selector is optional, but {refuses})"),
-                    )
-                }
-            },
-        );
+                    "neither secret nor configMap is set, and the agent refuses oauth2 without \
+                     a client_id",
+                ));
+            }
+            Some(key) => return Err(required_but_missing(secrets, key, id_field, "client_id")),
+        },
+    };
+    let secret_field = format!("{field}.clientSecret");
+    let Some(client_secret_file) = secrets.path(&o.client_secret, &secret_field)? else {
+        let key = AssetKey::secret(secrets.namespace, &o.client_secret);
+        return Err(required_but_missing(
+            secrets,
+            key,
+            secret_field,
+            "client secret",
+        ));
     };
     Ok(OAuth2Out {
         client_id: Some(client_id),
-        client_secret_file: secrets.path(&o.client_secret, &format!("{field}.clientSecret"))?,
+        client_secret_file: Some(client_secret_file),
         endpoint_params: o.endpoint_params.clone(),
         scopes: o.scopes.clone(),
         token_url: o.token_url.clone(),
     })
+}
+
+/// The error for an optional reference that is missing where the agent cannot do without
+/// the setting (`what`), with the reason of what is missing: the object or the key.
+fn required_but_missing(
+    secrets: Secrets<'_>,
+    key: AssetKey,
+    field: String,
+    what: &str,
+) -> FieldError {
+    let missing = secrets
+        .assets
+        .value(&key)
+        .err()
+        .unwrap_or(AssetError::KeyMissing(key));
+    FieldError::because(
+        Reason::of_asset_error(&missing),
+        field,
+        format!(
+            "{missing} (the selector is optional, but the agent refuses oauth2 without a {what})"
+        ),
+    )
 }
 
 /// `authorization` in agent.yml.
@@ -661,9 +683,9 @@ mod tests {
         let oauth2_of = |client_id: SecretOrConfigMap| OAuth2 {
             client_id,
             client_secret: SecretKeySelector {
-                name: "absent".into(),
+                name: "cm-secret".into(),
                 key: "secret".into(),
-                optional: Some(true),
+                optional: None,
             },
             token_url: "https://auth.example/token".into(),
             ..OAuth2::default()
@@ -693,8 +715,18 @@ mod tests {
                 Some(Reason::IncompleteReference),
             ),
         ];
+        // A missing optional client secret fails the block too (Prometheus: "either oauth2
+        // client_secret or client_secret_file must be configured").
+        let without_secret = OAuth2 {
+            client_secret: SecretKeySelector {
+                name: "absent".into(),
+                key: "secret".into(),
+                optional: Some(true),
+            },
+            ..cases[0].0.clone()
+        };
         let mut assets = Assets::default();
-        for (o, _) in &cases {
+        for o in cases.iter().map(|(o, _)| o).chain([&without_secret]) {
             for key in [
                 AssetKey::secret_or_config_map("ns", &o.client_id),
                 Some(AssetKey::secret("ns", &o.client_secret)),
@@ -716,7 +748,7 @@ mod tests {
                 None => {
                     let out = got.expect("renders");
                     assert_eq!(out.client_id.as_deref(), Some("cm-client"));
-                    assert_eq!(out.client_secret_file, None, "optional and missing");
+                    assert!(out.client_secret_file.is_some());
                 }
                 Some(reason) => {
                     let e = got.expect_err("fails");
@@ -727,6 +759,12 @@ mod tests {
                 }
             }
         }
+        let e = oauth2(&without_secret, secrets, "spec.oauth2").expect_err("no client secret");
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            (Reason::SecretNotFound, "spec.oauth2.clientSecret")
+        );
+        assert!(e.message.contains("client secret"), "{e}");
     }
 
     #[test]
