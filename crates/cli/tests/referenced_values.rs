@@ -61,9 +61,8 @@ fn patch_config_map(cluster: &Cluster, data: &str) {
     ]);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn config_map_values_reach_the_config_and_follow_edits() {
-    let cluster = Cluster::start(Backend::TestKube, "referenced-values").await;
+async fn scenario_config_map_values(backend: Backend) {
+    let cluster = Cluster::start(backend, "referenced-values").await;
     cluster.apply(INPUTS);
     let operator = OperatorProcess::start(&cluster, "info", &[]);
 
@@ -86,4 +85,18 @@ async fn config_map_values_reach_the_config_and_follow_edits() {
     assert!(config.contains("client_id: late-client"), "{config}");
 
     operator.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn config_map_values_reach_the_config_and_follow_edits_on_testkube() {
+    scenario_config_map_values(Backend::TestKube).await;
+}
+
+/// The same on the real control plane (when `AGENT_OPERATOR_TEST_BACKENDS` names it, as it
+/// does unless set otherwise).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn config_map_values_reach_the_config_and_follow_edits_on_the_control_plane() {
+    if testenv::backends().contains(&Backend::ControlPlane) {
+        scenario_config_map_values(Backend::ControlPlane).await;
+    }
 }
