@@ -10,6 +10,7 @@ fn the_demo_shows_the_operator_at_work_and_cleans_up() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(root.join("scripts/demo"))
         .arg("--testkube")
+        .env("AGENT_OPERATOR_BIN", env!("CARGO_BIN_EXE_agent-operator"))
         .current_dir(&root)
         .stdin(Stdio::null())
         .output()
@@ -39,7 +40,27 @@ fn the_demo_shows_the_operator_at_work_and_cleans_up() {
         .split_once("A live edit")
         .expect("the live edit step");
     assert!(before.contains("scrape_interval: '15s'"), "{before}");
-    assert!(after.contains("scrape_interval: '45s'"), "{after}");
+    let (edit, explained) = after
+        .split_once("agent-operator explain, against the cluster")
+        .expect("the explain step");
+    assert!(edit.contains("scrape_interval: '45s'"), "{edit}");
+    // explain read the cluster: the checkout monitor's jobs, then why payments, relabelled,
+    // is no longer selected.
+    let (rendered, relabelled) = explained
+        .split_once("instance=canary --overwrite")
+        .expect("the relabelling");
+    assert!(
+        rendered.contains("ServiceMonitor shop/checkout")
+            && rendered.contains("selected, jobs")
+            && rendered.contains("serviceMonitor/shop/checkout/0"),
+        "{rendered}"
+    );
+    assert!(
+        relabelled.contains("PodMonitor shop/payments")
+            && relabelled.contains("not selected")
+            && relabelled.contains("instance=canary"),
+        "{relabelled}"
+    );
 
     let work_dir = stdout
         .split("log in ")
