@@ -14,7 +14,7 @@ use std::fmt::Debug;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
@@ -38,6 +38,8 @@ pub const DESIRED_HASH_ANNOTATION: &str = "operator.agent.grafana.com/desired-ha
 pub(crate) struct Applied {
     pub written: Vec<String>,
     pub deleted: Vec<String>,
+    /// What the API server refused for good (a 422 that recreating cannot fix, a 403).
+    pub refused: Vec<Error>,
 }
 
 impl Applied {
@@ -112,7 +114,8 @@ enum Reason {
 
 /// Applies every object of `objects` (in order) whose content changed or drifted, then
 /// deletes the managed objects of `h`'s agent the plan no longer holds. Stops at the first
-/// failure.
+/// transient failure; objects the server refuses for good are listed in [`Applied::refused`]
+/// and the others are still written.
 pub(crate) async fn apply(
     client: &Client,
     stores: &Stores,
@@ -144,12 +147,23 @@ pub(crate) async fn apply(
             namespace,
             metrics,
         };
-        let left = match object.clone() {
-            DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await?,
-            DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await?,
-            DesiredObject::StatefulSet(o) => writer.write(with_hash(o, &hash), true).await?,
-            DesiredObject::DaemonSet(o) => writer.write(with_hash(o, &hash), true).await?,
-            DesiredObject::Deployment(o) => writer.write(with_hash(o, &hash), true).await?,
+        let result = match object.clone() {
+            DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await,
+            DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await,
+            DesiredObject::StatefulSet(o) => writer.write(with_hash(o, &hash), true).await,
+            DesiredObject::DaemonSet(o) => writer.write(with_hash(o, &hash), true).await,
+            DesiredObject::Deployment(o) => writer.write(with_hash(o, &hash), true).await,
+        };
+        let left = match result {
+            Ok(left) => left,
+            // Retried as a whole, with backoff.
+            Err(e) if e.is_transient() => return Err(e),
+            // Refused for good: the other objects are still written (one bad object must not
+            // keep, say, the logs DaemonSet from existing), and the refusal is reported.
+            Err(e) => {
+                applied.refused.push(e);
+                continue;
+            }
         };
         written.record(
             kind,
@@ -209,7 +223,22 @@ impl Writer<'_> {
             .map_err(Error::api(format!("applying {what}")));
         match result {
             Ok(live) => Ok(live.meta().clone()),
-            Err(e) if recreate_if_invalid && e.is_invalid() => {
+            Err(e) if recreate_if_invalid && e.is_immutable_field_change() => {
+                // The update's refusal names only the fields that cannot change, not whether
+                // the new object is valid at all (kube-apiserver does not validate a
+                // StatefulSet's new claim templates on update). A dry-run create answers
+                // that: validation runs before the name is found taken, so 409 means "valid".
+                let check = PostParams {
+                    dry_run: true,
+                    field_manager: Some(FIELD_MANAGER.to_owned()),
+                };
+                match api.create(&check, &object).await {
+                    Err(kube::Error::Api(status)) if status.code == 409 => {}
+                    Ok(_) => {}
+                    Err(refused) => {
+                        return Err(Error::api(format!("recreating {what}"))(refused));
+                    }
+                }
                 tracing::info!(object = %what, error = %e, "recreating: an immutable field changed");
                 api.delete(&name, &DeleteParams::background())
                     .await

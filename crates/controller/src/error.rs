@@ -23,6 +23,14 @@ pub enum Error {
     /// The render step panicked or its blocking task was cancelled.
     #[error("rendering {agent}: {message}")]
     Render { agent: String, message: String },
+    /// The API server refused some planned objects for good (the others were written).
+    #[error("{}", refused_message(.errors))]
+    Refused { errors: Vec<Error> },
+}
+
+fn refused_message(errors: &[Error]) -> String {
+    let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    messages.join("; ")
 }
 
 impl Error {
@@ -43,14 +51,45 @@ impl Error {
                 kube::Error::HyperError(_) | kube::Error::Service(_) => true,
                 _ => false,
             },
-            Error::Encode { .. } | Error::AgentSelector { .. } => false,
+            Error::Encode { .. } | Error::AgentSelector { .. } | Error::Refused { .. } => false,
             Error::Render { .. } => true,
         }
     }
 
-    /// Whether the API answered 422 Invalid (an immutable field changed, for workloads).
-    pub(crate) fn is_invalid(&self) -> bool {
-        matches!(self, Error::Api { source: kube::Error::Api(s), .. } if s.code == 422)
+    /// Whether the API refused an update only because it changes fields that cannot change
+    /// (a workload's selector, a StatefulSet's claim templates): deleting and creating the
+    /// object again is then the way to apply it. A 422 with any other cause (a value the server
+    /// refuses in any object, such as a claim template without a size, compatibility Q29)
+    /// would be refused on creation too, and deleting would only take the running one away.
+    pub(crate) fn is_immutable_field_change(&self) -> bool {
+        let Error::Api {
+            source: kube::Error::Api(status),
+            ..
+        } = self
+        else {
+            return false;
+        };
+        if status.code != 422 {
+            return false;
+        }
+        let immutable = |reason: &str, message: &str| {
+            reason == "FieldValueForbidden" || message.contains("field is immutable")
+        };
+        match status.details.as_ref().map(|d| d.causes.as_slice()) {
+            Some(causes) if !causes.is_empty() => {
+                causes.iter().all(|c| immutable(&c.reason, &c.message))
+            }
+            _ => immutable("", &status.message),
+        }
+    }
+
+    /// One error for the objects the server refused, if any.
+    pub(crate) fn refused(mut errors: Vec<Error>) -> Option<Error> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(Error::Refused { errors }),
+        }
     }
 }
 
@@ -71,5 +110,68 @@ mod tests {
         assert_eq!(backoff(1), Duration::from_secs(1));
         assert_eq!(backoff(3), Duration::from_secs(4));
         assert_eq!(backoff(30), Duration::from_secs(300));
+    }
+
+    /// A 422 as kube-apiserver answers it, with these `(reason, field)` causes.
+    fn invalid(causes: &[(&str, &str, &str)]) -> Error {
+        let causes: Vec<serde_json::Value> = causes
+            .iter()
+            .map(|(reason, message, field)| {
+                serde_json::json!({"reason": reason, "message": message, "field": field})
+            })
+            .collect();
+        let status: kube::core::Status = serde_json::from_value(serde_json::json!({
+            "status": "Failure",
+            "message": "StatefulSet.apps \"agent\" is invalid",
+            "reason": "Invalid",
+            "details": {"name": "agent", "group": "apps", "kind": "StatefulSet", "causes": causes},
+            "code": 422,
+        }))
+        .expect("a Status");
+        Error::Api {
+            action: "applying StatefulSet ns/agent".to_owned(),
+            source: kube::Error::Api(Box::new(status)),
+        }
+    }
+
+    #[test]
+    fn only_a_change_of_fields_that_cannot_change_is_fixed_by_recreating() {
+        let statefulset_spec = (
+            "FieldValueForbidden",
+            "Forbidden: updates to statefulset spec for fields other than 'replicas' are forbidden",
+            "spec",
+        );
+        let selector = (
+            "FieldValueInvalid",
+            "Invalid value: {\"app\":\"x\"}: field is immutable",
+            "spec.selector",
+        );
+        let no_size = (
+            "FieldValueRequired",
+            "Required value",
+            "spec.volumeClaimTemplates[0].spec.resources[storage]",
+        );
+        assert!(invalid(&[statefulset_spec]).is_immutable_field_change());
+        assert!(invalid(&[selector]).is_immutable_field_change());
+        assert!(invalid(&[statefulset_spec, selector]).is_immutable_field_change());
+        // Refused in any object (Q29): recreating would delete the running one for nothing.
+        assert!(!invalid(&[no_size]).is_immutable_field_change());
+        assert!(!invalid(&[statefulset_spec, no_size]).is_immutable_field_change());
+        assert!(!invalid(&[]).is_immutable_field_change());
+    }
+
+    #[test]
+    fn refusals_are_one_error_that_waits_for_a_change() {
+        assert!(Error::refused(Vec::new()).is_none());
+        let one = Error::refused(vec![invalid(&[])]).expect("one");
+        assert!(matches!(one, Error::Api { .. }));
+        let two = Error::refused(vec![invalid(&[]), invalid(&[])]).expect("two");
+        assert!(!two.is_transient());
+        assert_eq!(
+            two.to_string()
+                .matches("applying StatefulSet ns/agent")
+                .count(),
+            2
+        );
     }
 }

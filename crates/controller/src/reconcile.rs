@@ -159,7 +159,10 @@ async fn pipeline(
     )
     .await
     {
-        Ok(applied) => (applied, None),
+        Ok(mut applied) => {
+            let refused = Error::refused(std::mem::take(&mut applied.refused));
+            (applied, refused)
+        }
         Err(e) => (Applied::default(), Some(e)),
     };
     if !applied.is_empty() {

@@ -1,0 +1,235 @@
+//! A planned object kube-apiserver refuses for good (compatibility Q29: `storage: {}` gives a
+//! claim template without a size) is reported on the agent, and nothing else is lost: the
+//! agent's other objects are still written, and a running StatefulSet is not deleted in an
+//! attempt to recreate it. A change of fields that cannot change, to a valid object, is applied
+//! by deleting and creating the StatefulSet again.
+//!
+//! Real control plane only: testkube validates no workload, so it accepts such a StatefulSet.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use api::GrafanaAgent;
+use controller::metrics::Metrics;
+use controller::{Operator, OperatorConfig};
+use k8s_openapi::api::apps::v1::{DaemonSet, StatefulSet};
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use prometheus_client::registry::Registry;
+use serde_json::json;
+use support::{install_crds, kubectl_ok};
+use testenv::{Backend, TestEnv};
+use tokio::sync::oneshot;
+
+/// Polls `probe` every 200 ms until it returns `Ok`, failing the test after `limit` with the
+/// last error it saw.
+async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let start = Instant::now();
+    loop {
+        match probe().await {
+            Ok(value) => return value,
+            Err(last) if start.elapsed() > limit => panic!("{what}: not after {limit:?}: {last}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+fn manifests(namespace: &str) -> String {
+    format!(
+        "apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: sized, namespace: {namespace}}}
+spec:
+  storage:
+    volumeClaimTemplate:
+      spec:
+        resources: {{requests: {{storage: 1Gi}}}}
+  metrics:
+    instanceSelector: {{}}
+  logs:
+    instanceSelector: {{}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: unsized, namespace: {namespace}}}
+spec:
+  storage: {{}}
+  metrics:
+    instanceSelector: {{}}
+  logs:
+    instanceSelector: {{}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {{name: primary, namespace: {namespace}}}
+spec:
+  remoteWrite: [{{url: 'https://remote.example/push'}}]
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {{name: primary, namespace: {namespace}}}
+spec:
+  clients: [{{url: 'https://loki.example/loki/api/v1/push'}}]
+"
+    )
+}
+
+/// The agent's `Reconciled` condition as `(status, reason, message)`.
+async fn reconciled(agents: &Api<GrafanaAgent>, name: &str) -> Option<(String, String, String)> {
+    let agent = agents.get(name).await.ok()?;
+    let condition = agent
+        .status?
+        .conditions
+        .into_iter()
+        .find(|c| c.type_ == "Reconciled")?;
+    Some((condition.status, condition.reason, condition.message))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_statefulset_is_reported_and_nothing_else_is_lost() {
+    let backends = testenv::backends();
+    assert!(!backends.is_empty());
+    for backend in backends.into_iter().filter(|b| *b == Backend::ControlPlane) {
+        let env = TestEnv::start(backend).await.unwrap();
+        install_crds(&env).await;
+        let ns = env.create_namespace("refused").await.unwrap();
+        kubectl_ok(
+            &env,
+            &["apply", "--server-side", "-n", &ns, "-f", "-"],
+            Some(&manifests(&ns)),
+        )
+        .await;
+
+        let mut config = OperatorConfig::new("test");
+        config.namespace = Some(ns.clone());
+        let operator = Operator::new(env.client(), config, Metrics::new(&mut Registry::default()));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let running = operator.run(async move {
+            let _ = stopped.await;
+        });
+        let checks = async {
+            let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
+            let statefulsets: Api<StatefulSet> = Api::namespaced(env.client(), &ns);
+            let daemonsets: Api<DaemonSet> = Api::namespaced(env.client(), &ns);
+
+            // Refused from the start: reported, and the logs DaemonSet planned after the
+            // StatefulSet exists all the same.
+            eventually(
+                "the unsized agent's refusal in its status",
+                Duration::from_secs(60),
+                || async {
+                    match reconciled(&agents, "unsized").await {
+                        Some((status, _, message))
+                            if status == "False" && message.contains("Required value") =>
+                        {
+                            Ok(())
+                        }
+                        other => Err(format!("{other:?}")),
+                    }
+                },
+            )
+            .await;
+            eventually(
+                "the unsized agent's logs DaemonSet",
+                Duration::from_secs(30),
+                || async {
+                    daemonsets
+                        .get_opt("unsized-logs")
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .ok_or_else(|| "missing".to_owned())
+                },
+            )
+            .await;
+            assert!(
+                statefulsets.get_opt("unsized").await.unwrap().is_none(),
+                "kube-apiserver created a StatefulSet without a claim size"
+            );
+
+            let running = eventually(
+                "the sized agent's StatefulSet",
+                Duration::from_secs(60),
+                || async {
+                    statefulsets
+                        .get_opt("sized")
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .ok_or_else(|| "missing".to_owned())
+                },
+            )
+            .await;
+            // A claim size cannot change in place, but the new StatefulSet is valid: it is
+            // deleted and created again.
+            agents
+                .patch(
+                    "sized",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"storage": {"volumeClaimTemplate": {
+                        "spec": {"resources": {"requests": {"storage": "2Gi"}}}
+                    }}}})),
+                )
+                .await
+                .unwrap();
+            let running = eventually(
+                "the sized agent's StatefulSet recreated with 2Gi claims",
+                Duration::from_secs(60),
+                || async {
+                    let live = statefulsets
+                        .get_opt("sized")
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .ok_or_else(|| "missing".to_owned())?;
+                    let size = json!(live.spec.as_ref().map(|s| &s.volume_claim_templates))
+                        .pointer("/0/spec/resources/requests/storage")
+                        .cloned();
+                    if live.metadata.uid != running.metadata.uid && size == Some(json!("2Gi")) {
+                        Ok(live)
+                    } else {
+                        Err(format!("uid {:?}, claim size {size:?}", live.metadata.uid))
+                    }
+                },
+            )
+            .await;
+
+            // A running StatefulSet whose new spec is refused in any object stays as it is.
+            agents
+                .patch(
+                    "sized",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"storage": {"volumeClaimTemplate": null}}})),
+                )
+                .await
+                .unwrap();
+            eventually(
+                "the sized agent's refusal in its status",
+                Duration::from_secs(60),
+                || async {
+                    match reconciled(&agents, "sized").await {
+                        Some((status, _, message))
+                            if status == "False" && message.contains("Required value") =>
+                        {
+                            Ok(())
+                        }
+                        other => Err(format!("{other:?}")),
+                    }
+                },
+            )
+            .await;
+            let kept = statefulsets.get("sized").await.unwrap();
+            assert_eq!(
+                kept.metadata.uid, running.metadata.uid,
+                "the running StatefulSet was deleted and recreated"
+            );
+            assert!(kept.metadata.deletion_timestamp.is_none());
+            assert!(daemonsets.get_opt("sized-logs").await.unwrap().is_some());
+            let _ = stop.send(());
+        };
+        let (ran, ()) = tokio::join!(running, checks);
+        ran.unwrap();
+    }
+}
