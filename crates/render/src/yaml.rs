@@ -758,7 +758,7 @@ fn write_key(out: &mut String, key: &str, level: usize) {
 pub fn write_string(out: &mut String, s: &str) {
     if is_plain_safe(s) {
         out.push_str(s);
-    } else if s.chars().all(|c| !c.is_control()) {
+    } else if s.chars().all(|c| !c.is_control() && is_yaml_printable(c)) {
         out.push('\'');
         out.push_str(&s.replace('\'', "''"));
         out.push('\'');
@@ -771,7 +771,9 @@ pub fn write_string(out: &mut String, s: &str) {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
                 '\r' => out.push_str("\\r"),
-                c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c if c.is_control() || !is_yaml_printable(c) => {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
                 c => out.push(c),
             }
         }
@@ -818,7 +820,10 @@ fn is_plain_safe(s: &str) -> bool {
         ascii &= b < 0x80;
         previous = b;
     }
-    ascii || !s.chars().any(|c| c.is_control() || c == '\u{feff}')
+    ascii
+        || !s
+            .chars()
+            .any(|c| c.is_control() || !is_yaml_printable(c) || c == '\u{feff}')
 }
 
 /// `-foo` (an agent flag) is a plain string; `-`, `- x`, `-1`, `-.5` and `-.inf` are not.
@@ -1060,6 +1065,12 @@ fn quoted(text: &str) -> Option<String> {
         return None;
     }
     let inner = &text[1..text.len() - 1];
+    // Characters YAML does not allow unescaped anywhere (DEL, C0 and C1 controls,
+    // U+FFFE/U+FFFF): the full parser refuses them, so the fast reader must not accept them
+    // (fuzz finding: `"\u{7f}"` read as a string).
+    if inner.chars().any(|c| !is_yaml_printable(c)) {
+        return None;
+    }
     if quote == '\'' {
         return Some(inner.replace("''", "'"));
     }
@@ -1081,6 +1092,11 @@ fn quoted(text: &str) -> Option<String> {
         });
     }
     Some(out)
+}
+
+/// Whether YAML allows `c` unescaped in a document (its `c-printable` set).
+fn is_yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// A plain scalar, when every YAML reader types it the same way.
@@ -1122,7 +1138,7 @@ fn plain_scalar(s: &str) -> Option<Value> {
     if RESERVED_WORDS.iter().any(|w| s.eq_ignore_ascii_case(w)) || is_special_float(s) {
         return None;
     }
-    if s.chars().any(|c| c.is_control() || c == '\u{feff}') {
+    if s.chars().any(|c| !is_yaml_printable(c) || c == '\u{feff}') {
         return None;
     }
     Some(Value::String(s.to_owned()))
@@ -1550,7 +1566,8 @@ mod tests {
         if s.contains(": ") || s.contains(" #") || s.contains('\t') {
             return false;
         }
-        !s.chars().any(|c| c.is_control() || c == '\u{feff}')
+        !s.chars()
+            .any(|c| c.is_control() || !is_yaml_printable(c) || c == '\u{feff}')
     }
 
     #[test]
@@ -1558,7 +1575,7 @@ mod tests {
         let pieces = [
             "", " ", ":", ": ", " #", "#", "a", "Z", "_", "-", "--", "-x", "-1", "1", ".", "+",
             "~", "yes", "No", "null", "FALSE", "y", "\t", "\n", "\u{7f}", "\u{85}", "\u{feff}",
-            "é", "/", "$(SHARD)", "a:b", "'", "\"", "=", "<", "x ", "ü:", "日本",
+            "é", "\u{fffe}", "/", "$(SHARD)", "a:b", "'", "\"", "=", "<", "x ", "ü:", "日本",
         ];
         let mut checked = 0;
         for a in pieces {
@@ -1619,6 +1636,28 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Fuzz finding: a raw DEL (or another character YAML does not allow unescaped) inside
+    /// a quoted scalar was read as a string where serde-saphyr refuses the document; and the
+    /// emitter must escape such characters wherever they are.
+    #[test]
+    fn characters_yaml_does_not_allow_raw_are_escaped_and_left_to_the_full_parser() {
+        for c in [
+            '\u{7f}', '\u{1}', '\u{80}', '\u{9f}', '\u{fffe}', '\u{ffff}',
+        ] {
+            for doc in [
+                format!("- \"a{c}\"\n"),
+                format!("- 'a{c}'\n"),
+                format!("k: a{c}\n"),
+            ] {
+                assert_eq!(read_simple_document(&doc), None, "{doc:?}");
+            }
+            let value = json!({ format!("k{c}"): [format!("{c}"), format!("yes{c}")] });
+            let text = streams_like_the_tree(&value);
+            assert_eq!(full_parser(&text).as_ref(), Some(&value), "{text:?}");
+            agrees(&text);
         }
     }
 
