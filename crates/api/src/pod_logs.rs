@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::prometheus::RelabelConfig;
 use crate::selectors::NamespaceSelector;
+use crate::status::PodLogsStatus;
 
 /// Which Pods' logs to collect and how to process each line. Becomes one promtail scrape job,
 /// `podLogs/<namespace>/<name>`, in the config of every LogsInstance that selects it.
@@ -22,6 +23,7 @@ use crate::selectors::NamespaceSelector;
     singular = "podlogs",
     namespaced,
     category = "agent-operator",
+    status = "PodLogsStatus",
     derive = "Default",
     derive = "PartialEq"
 )]

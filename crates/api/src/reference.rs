@@ -15,7 +15,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 use crate::status::{
-    GrafanaAgentStatus, IntegrationStatus, LogsInstanceStatus, MetricsInstanceStatus,
+    GrafanaAgentStatus, IntegrationStatus, LogsInstanceStatus, MetricsInstanceStatus, PodLogsStatus,
 };
 use crate::{
     GrafanaAgent, GrafanaAgentSpec, Integration, IntegrationSpec, LogsInstance, LogsInstanceSpec,
@@ -77,11 +77,7 @@ fn collect() -> (Types, Vec<KindEntry>) {
         entry::<GrafanaAgent, GrafanaAgentSpec, GrafanaAgentStatus>(&mut generator),
         entry::<MetricsInstance, MetricsInstanceSpec, MetricsInstanceStatus>(&mut generator),
         entry::<LogsInstance, LogsInstanceSpec, LogsInstanceStatus>(&mut generator),
-        KindEntry {
-            crd: PodLogs::crd(),
-            spec: generator.subschema_for::<PodLogsSpec>().to_value(),
-            status: None,
-        },
+        entry::<PodLogs, PodLogsSpec, PodLogsStatus>(&mut generator),
         entry::<Integration, IntegrationSpec, IntegrationStatus>(&mut generator),
     ];
     for (crd, spec) in [

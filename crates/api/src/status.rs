@@ -1,12 +1,14 @@
 //! Status subresources of the monitoring.grafana.com kinds (upstream has none: quirk Q8).
 //!
-//! A GrafanaAgent's status is its own. A MetricsInstance, LogsInstance or Integration can be
-//! selected by several GrafanaAgents, so its status is a list of entries keyed by agent
+//! A GrafanaAgent's status is its own. A MetricsInstance, LogsInstance, PodLogs or Integration
+//! can be selected by several GrafanaAgents, so its status is a list of entries keyed by agent
 //! (`status.agents`, a list-map keyed by `agent`): each agent's reconciler server-side-applies
 //! only its own entry under its own field manager, and the API server merges the entries, so two
-//! agents never overwrite each other. PodLogs (like ServiceMonitors, PodMonitors and Probes) have
-//! no status: they can number in the thousands, and what happened to each is in its
-//! LogsInstance's entry, the GrafanaAgent's status and Warning Events on the object itself.
+//! agents never overwrite each other. A PodLogs entry is small (one condition and the selecting
+//! LogsInstances) and is written only when it changes, so thousands of PodLogs cost one write
+//! each when they appear or change, none otherwise. ServiceMonitors, PodMonitors and Probes
+//! belong to the Prometheus Operator's CRDs and have no status the operator may write: what
+//! happened to them is in the MetricsInstance entry, the agent's status and Warning Events.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
@@ -208,7 +210,36 @@ pub struct IntegrationAgentStatus {
     pub rejected_total: i32,
 }
 
-/// The key of an agent's entry in an instance's or Integration's `status.agents`.
+/// Status of a PodLogs: one entry per GrafanaAgent whose LogsInstances select it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PodLogsStatus {
+    /// One entry per selecting GrafanaAgent, each written by that agent's reconciler only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["agent"]))]
+    pub agents: Vec<PodLogsAgentStatus>,
+}
+
+/// What one GrafanaAgent made of a PodLogs.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PodLogsAgentStatus {
+    /// `<namespace>/<name>` of the GrafanaAgent this entry is about.
+    pub agent: String,
+    /// The `metadata.generation` of the PodLogs this entry was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// `Reconciled`: `True` when the PodLogs is in the agent's logs config; `False` with the
+    /// rejection's reason (e.g. `InvalidRegex`) and message when it was left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<Condition>,
+    /// `<namespace>/<name>` of the agent's LogsInstances that select the PodLogs, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs_instances: Vec<String>,
+}
+
+/// The key of an agent's entry in an instance's, PodLogs' or Integration's `status.agents`.
 pub fn agent_key(namespace: &str, name: &str) -> String {
     format!("{namespace}/{name}")
 }

@@ -105,6 +105,19 @@ async fn scenario_follows_every_change(backend: Backend) {
     let status = agent_status(&cluster);
     assert_eq!(status["serviceMonitors"], 1, "{status}");
     assert_eq!(status["shards"], 2, "{status}");
+    eventually(
+        "the example PodLogs has the agent's entry",
+        Duration::from_secs(60),
+        || {
+            let status = cluster.get_json(&["podlogs", "-n", "shop", "checkout"])["status"].clone();
+            let entry = &status["agents"][0];
+            if entry["agent"] == "monitoring/agent" && entry["conditions"][0]["status"] == "True" {
+                Ok(())
+            } else {
+                Err(format!("{status}"))
+            }
+        },
+    );
 
     // Idle: no write at all.
     cluster.settle();
@@ -166,6 +179,7 @@ async fn scenario_follows_every_change(backend: Backend) {
     cluster.settle();
     assert_eq!(writes.of("secrets"), 1, "{:?}", writes.since());
     assert!(writes.of("grafanaagents/status") <= 1);
+    assert_eq!(writes.of("podlogs/status"), 0, "{:?}", writes.since());
     for kind in ["statefulsets", "daemonsets", "deployments", "services"] {
         assert_eq!(writes.of(kind), 0, "{kind}: {:?}", writes.since());
     }

@@ -2,7 +2,7 @@
 //! `Available` from the workloads' own status, written only where it changed.
 //!
 //! The GrafanaAgent's status is written with the operator's field manager. A MetricsInstance,
-//! LogsInstance or Integration holds one entry per selecting agent in `status.agents` (a list-map
+//! LogsInstance, PodLogs or Integration holds one entry per selecting agent in `status.agents` (a list-map
 //! keyed by `agent`); each agent's entry is server-side-applied with that agent's own field
 //! manager ([`entry_manager`]), so the API server merges the entries of several agents and an
 //! agent's write never touches another's. An entry goes away when its agent applies an empty
@@ -15,7 +15,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use api::status::{agent_key, condition, reason};
-use api::{GrafanaAgent, Integration, LogsInstance, MetricsInstance};
+use api::{GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
@@ -148,13 +148,13 @@ fn availability<'a>(
 }
 
 /// Completes planned conditions: `Reconciled` says `ApplyFailed` when the apply step failed,
-/// `Available` is added, and every condition whose status did not change keeps the time it
+/// `Available` is added when the kind has one, and every condition whose status did not change keeps the time it
 /// last changed (the others get `now`).
 fn complete(
     conditions: &mut Vec<Condition>,
     live: &[Condition],
     generation: Option<i64>,
-    available: &(bool, &'static str, String),
+    available: Option<&(bool, &'static str, String)>,
     apply_error: Option<&Error>,
     now: &Time,
 ) {
@@ -171,14 +171,15 @@ fn complete(
             }
         }
     }
-    let (ready, why, message) = available;
-    conditions.push(planned_condition(
-        condition::AVAILABLE,
-        *ready,
-        why,
-        message.clone(),
-        generation,
-    ));
+    if let Some((ready, why, message)) = available {
+        conditions.push(planned_condition(
+            condition::AVAILABLE,
+            *ready,
+            why,
+            message.clone(),
+            generation,
+        ));
+    }
     for c in conditions.iter_mut() {
         c.last_transition_time = live
             .iter()
@@ -217,7 +218,7 @@ pub(crate) async fn write(
         &mut desired.conditions,
         live_conditions,
         agent.metadata.generation,
-        &all,
+        Some(&all),
         apply_error,
         &now,
     );
@@ -242,6 +243,7 @@ pub(crate) async fn write(
     writes += ctx
         .write(&stores.logs_instances, &plan.status.logs_instances)
         .await?;
+    writes += ctx.write(&stores.pod_logs, &plan.status.pod_logs).await?;
     writes += ctx
         .write(&stores.integrations, &plan.status.integrations)
         .await?;
@@ -259,6 +261,7 @@ pub(crate) async fn remove_entries(
     let agents = BTreeSet::from([agent.to_owned()]);
     let removed = remove_from(client, metrics, &stores.metrics_instances, &agents).await;
     let removed = removed + remove_from(client, metrics, &stores.logs_instances, &agents).await;
+    let removed = removed + remove_from(client, metrics, &stores.pod_logs, &agents).await;
     let removed = removed + remove_from(client, metrics, &stores.integrations, &agents).await;
     if removed > 0 {
         tracing::info!(agent, removed, "removed the agent's status entries");
@@ -344,6 +347,7 @@ macro_rules! shared_status {
 
 shared_status!(MetricsInstance, api::status::MetricsInstanceAgentStatus);
 shared_status!(LogsInstance, api::status::LogsInstanceAgentStatus);
+shared_status!(PodLogs, api::status::PodLogsAgentStatus);
 shared_status!(Integration, api::status::IntegrationAgentStatus);
 
 /// What writing one agent's entries needs.
@@ -377,12 +381,12 @@ impl Entries<'_> {
             };
             let live_entry = live.entries().iter().find(|e| K::agent_of(e) == self.agent);
             let mut entry = shared.entry.clone();
-            let available = self.availability(shared.subsystem);
+            let available = shared.subsystem.map(|s| self.availability(s));
             complete(
                 K::conditions_mut(&mut entry),
                 live_entry.map(K::conditions).unwrap_or_default(),
                 live.meta().generation,
-                &available,
+                available.as_ref(),
                 self.apply_error,
                 self.now,
             );
@@ -562,13 +566,25 @@ mod tests {
         );
 
         let mut same = vec![reconciled(true)];
-        complete(&mut same, &[live.clone()], Some(1), &available, None, &now);
+        complete(
+            &mut same,
+            &[live.clone()],
+            Some(1),
+            Some(&available),
+            None,
+            &now,
+        );
         assert_eq!(same[0].last_transition_time, earlier);
         assert_eq!(same[1].type_, condition::AVAILABLE);
         assert_eq!(same[1].last_transition_time, now, "new condition");
 
         let mut flipped = vec![reconciled(false)];
-        complete(&mut flipped, &[live], Some(1), &available, None, &now);
+        complete(&mut flipped, &[live], Some(1), Some(&available), None, &now);
         assert_eq!(flipped[0].last_transition_time, now);
+
+        // A kind without `Available` (PodLogs) keeps only what was planned.
+        let mut reconciled_only = vec![reconciled(true)];
+        complete(&mut reconciled_only, &[], Some(1), None, None, &now);
+        assert_eq!(reconciled_only.len(), 1);
     }
 }

@@ -1,14 +1,17 @@
 //! The status one agent's plan implies: the GrafanaAgent's own, and the agent's entry in each
-//! MetricsInstance, LogsInstance and Integration it selects (`status.agents[agent=<ns>/<name>]`).
+//! MetricsInstance, LogsInstance, PodLogs and Integration it selects
+//! (`status.agents[agent=<ns>/<name>]`).
 //!
 //! Pure: `Reconciled` comes from the rejections; the controller adds `Available` from the
 //! workloads' live status, stamps the transition times and writes each entry.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
+use api::PodLogs;
 use api::status::{
     GrafanaAgentStatus, IntegrationAgentStatus, LogsInstanceAgentStatus, MAX_LISTED_REJECTIONS,
-    MetricsInstanceAgentStatus, RejectedObject, agent_key, condition, reason,
+    MetricsInstanceAgentStatus, PodLogsAgentStatus, RejectedObject, agent_key, condition, reason,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
@@ -16,7 +19,7 @@ use k8s_openapi::jiff::Timestamp;
 use crate::desired::Subsystem;
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 /// How many rejections a `Reconciled` message spells out; the status lists more.
 const REJECTIONS_IN_MESSAGE: usize = 10;
@@ -27,10 +30,11 @@ const MESSAGE_LIMIT: usize = 1024;
 /// One agent's entry in the status of an object several agents may select.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedEntry<S> {
-    /// The MetricsInstance, LogsInstance or Integration the entry belongs to.
+    /// The MetricsInstance, LogsInstance, PodLogs or Integration the entry belongs to.
     pub object: InputRef,
-    /// The workloads that run the object, for its `Available` condition.
-    pub subsystem: Subsystem,
+    /// The workloads that run the object, for its `Available` condition; `None` for a kind
+    /// without one (PodLogs: its LogsInstance entry says whether the DaemonSet runs).
+    pub subsystem: Option<Subsystem>,
     pub entry: S,
 }
 
@@ -41,6 +45,7 @@ pub struct DesiredStatus {
     pub agent: GrafanaAgentStatus,
     pub metrics_instances: Vec<SharedEntry<MetricsInstanceAgentStatus>>,
     pub logs_instances: Vec<SharedEntry<LogsInstanceAgentStatus>>,
+    pub pod_logs: Vec<SharedEntry<PodLogsAgentStatus>>,
     pub integrations: Vec<SharedEntry<IntegrationAgentStatus>>,
 }
 
@@ -204,7 +209,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
             let generation = node.instance.metadata.generation;
             SharedEntry {
                 object,
-                subsystem: Subsystem::Metrics,
+                subsystem: Some(Subsystem::Metrics),
                 entry: MetricsInstanceAgentStatus {
                     agent: agent.clone(),
                     conditions: vec![reconciled(&mine, ok.clone(), generation)],
@@ -235,7 +240,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
             let generation = node.instance.metadata.generation;
             SharedEntry {
                 object,
-                subsystem: Subsystem::Logs,
+                subsystem: Some(Subsystem::Logs),
                 entry: LogsInstanceAgentStatus {
                     agent: agent.clone(),
                     conditions: vec![reconciled(&mine, ok.clone(), generation)],
@@ -257,7 +262,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
             let generation = integration.metadata.generation;
             SharedEntry {
                 object,
-                subsystem: Subsystem::integrations(integration.spec.type_.all_nodes),
+                subsystem: Some(Subsystem::integrations(integration.spec.type_.all_nodes)),
                 entry: IntegrationAgentStatus {
                     agent: agent.clone(),
                     conditions: vec![reconciled(&mine, ok.clone(), generation)],
@@ -272,7 +277,116 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
         agent: agent_status,
         metrics_instances,
         logs_instances,
+        pod_logs: pod_logs_entries(h, rejections, &agent),
         integrations,
+    }
+}
+
+/// The agent's entry in each PodLogs its LogsInstances select. A PodLogs is in the logs config
+/// unless it was rejected itself, the agent's `apiServer` (which every PodLogs job uses) could
+/// not be rendered, or every LogsInstance selecting it was left out whole.
+fn pod_logs_entries(
+    h: &Hierarchy,
+    rejections: &[Rejection],
+    agent: &str,
+) -> Vec<SharedEntry<PodLogsAgentStatus>> {
+    let mut selected: BTreeMap<InputRef, (&Arc<PodLogs>, BTreeSet<InputRef>)> = BTreeMap::new();
+    for node in &h.logs {
+        let instance = InputRef::of(Kind::LogsInstance, node.instance.as_ref());
+        for p in &node.pod_logs {
+            selected
+                .entry(InputRef::of(Kind::PodLogs, p.as_ref()))
+                .or_insert_with(|| (p, BTreeSet::new()))
+                .1
+                .insert(instance.clone());
+        }
+    }
+    let agent_ref = h.agent_ref();
+    let api_server: Vec<&Rejection> = rejections
+        .iter()
+        .filter(|r| {
+            r.object == agent_ref
+                && r.field
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("spec.apiServer"))
+        })
+        .collect();
+    let left_out: BTreeSet<&InputRef> = rejections
+        .iter()
+        .filter(|r| r.object.kind == Kind::LogsInstance && r.reason == Reason::NothingRendered)
+        .map(|r| &r.object)
+        .collect();
+
+    selected
+        .into_iter()
+        .map(|(object, (pod_logs, instances))| {
+            let generation = pod_logs.metadata.generation;
+            let own: Vec<&Rejection> = rejections.iter().filter(|r| r.object == object).collect();
+            let reconciled = if let Some(first) = own.first() {
+                let messages: Vec<String> = own.iter().map(|r| field_message(r)).collect();
+                planned_condition(
+                    condition::RECONCILED,
+                    false,
+                    first.reason.as_str(),
+                    format!("left out of the logs config: {}", messages.join("; ")),
+                    generation,
+                )
+            } else if let Some(first) = api_server.first() {
+                planned_condition(
+                    condition::RECONCILED,
+                    false,
+                    first.reason.as_str(),
+                    format!(
+                        "no PodLogs can be rendered for GrafanaAgent {agent}: {}",
+                        field_message(first)
+                    ),
+                    generation,
+                )
+            } else if instances.iter().all(|i| left_out.contains(i)) {
+                let names: Vec<String> = instances.iter().map(instance_key).collect();
+                planned_condition(
+                    condition::RECONCILED,
+                    false,
+                    Reason::NothingRendered.as_str(),
+                    format!(
+                        "every LogsInstance selecting it was left out of GrafanaAgent {agent}'s \
+                         logs config: {}",
+                        names.join(", ")
+                    ),
+                    generation,
+                )
+            } else {
+                planned_condition(
+                    condition::RECONCILED,
+                    true,
+                    reason::RECONCILED,
+                    format!("rendered into the logs config of GrafanaAgent {agent}"),
+                    generation,
+                )
+            };
+            SharedEntry {
+                object,
+                subsystem: None,
+                entry: PodLogsAgentStatus {
+                    agent: agent.to_owned(),
+                    observed_generation: generation,
+                    conditions: vec![reconciled],
+                    logs_instances: instances.iter().map(instance_key).collect(),
+                },
+            }
+        })
+        .collect()
+}
+
+fn instance_key(instance: &InputRef) -> String {
+    agent_key(&instance.namespace, &instance.name)
+}
+
+/// A rejection without its object: `field: message`.
+fn field_message(r: &Rejection) -> String {
+    match &r.field {
+        Some(field) => format!("{field}: {}", r.message),
+        None => r.message.clone(),
     }
 }
 
@@ -395,13 +509,16 @@ spec: {name: node_exporter, type: {allNodes: true}, config: {}}
         );
         let good = &status.metrics_instances[1];
         assert_eq!(good.entry.conditions[0].observed_generation, Some(2));
-        assert_eq!(good.subsystem, Subsystem::Metrics);
+        assert_eq!(good.subsystem, Some(Subsystem::Metrics));
 
         let logs = &status.logs_instances[0];
         assert_eq!((logs.entry.pod_logs, logs.entry.rejected_total), (1, 0));
-        assert_eq!(logs.subsystem, Subsystem::Logs);
+        assert_eq!(logs.subsystem, Some(Subsystem::Logs));
         let integration = &status.integrations[0];
-        assert_eq!(integration.subsystem, Subsystem::IntegrationsDaemonSet);
+        assert_eq!(
+            integration.subsystem,
+            Some(Subsystem::IntegrationsDaemonSet)
+        );
         assert_eq!(integration.entry.conditions[0].status, "True");
 
         let agent = &status.agent;
@@ -416,6 +533,80 @@ spec: {name: node_exporter, type: {allNodes: true}, config: {}}
         );
         assert_eq!(agent.rejected_total, 1);
         assert_eq!(agent.conditions[0].status, "False");
+    }
+
+    #[test]
+    fn a_pod_logs_entry_names_its_instances_and_its_own_rejection() {
+        let more = "\
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: second, namespace: monitoring}
+spec:
+  clients: [{url: 'https://loki/push'}]
+  podLogsSelector: {matchLabels: {team: b}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {name: broken, namespace: monitoring, generation: 3, labels: {team: b}}
+spec:
+  selector: {}
+  relabelings: [{sourceLabels: [__meta_kubernetes_pod_name], regex: '(unclosed', action: drop}]
+";
+        let status = planned(&format!("{TWO_INSTANCES}{more}")).status;
+        let entries: Vec<(&str, &str, &str, Vec<&str>)> = status
+            .pod_logs
+            .iter()
+            .map(|e| {
+                let reconciled = &e.entry.conditions[0];
+                (
+                    e.object.name.as_str(),
+                    reconciled.status.as_str(),
+                    reconciled.reason.as_str(),
+                    e.entry.logs_instances.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("app", "True", "Reconciled", vec!["monitoring/logs"]),
+                (
+                    "broken",
+                    "False",
+                    "InvalidRegex",
+                    vec!["monitoring/logs", "monitoring/second"]
+                ),
+            ]
+        );
+        let broken = &status.pod_logs[1];
+        assert_eq!(broken.subsystem, None);
+        assert_eq!(broken.entry.agent, "monitoring/agent");
+        assert_eq!(broken.entry.observed_generation, Some(3));
+        let message = &broken.entry.conditions[0].message;
+        assert!(
+            message.contains("spec.relabelings[0].regex") && message.contains("(unclosed"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn pod_logs_of_instances_left_out_whole_are_not_reconciled() {
+        let text = TWO_INSTANCES.replace(
+            "clients: [{url: 'https://loki/push'}]",
+            "clients: [{url: ''}]",
+        );
+        let status = planned(&text).status;
+        let reconciled = &status.pod_logs[0].entry.conditions[0];
+        assert_eq!(
+            (reconciled.status.as_str(), reconciled.reason.as_str()),
+            ("False", "NothingRendered"),
+            "{reconciled:?}"
+        );
+        assert!(
+            reconciled.message.contains("monitoring/logs"),
+            "{reconciled:?}"
+        );
     }
 
     #[test]

@@ -2,13 +2,14 @@
 //! agent's reconciler server-side-applies only its own entry in the instance's `status.agents`
 //! (a list-map keyed by `agent`) under its own field manager, so the API server keeps both, an
 //! update of one keeps the other, and an agent that stops selecting the instance, or is deleted,
-//! takes only its own entry away.
+//! takes only its own entry away. The same holds for PodLogs: a valid and an invalid one each
+//! get the agent's entry, `Reconciled` saying whether it is in the logs config.
 
 mod support;
 
 use std::time::{Duration, Instant};
 
-use api::{GrafanaAgent, MetricsInstance};
+use api::{GrafanaAgent, MetricsInstance, PodLogs};
 use controller::metrics::Metrics;
 use controller::{Operator, OperatorConfig};
 use kube::Api;
@@ -227,6 +228,193 @@ async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
                 &instances,
                 &format!("[{backend}] alpha's entry removed"),
                 &[],
+            )
+            .await;
+
+            let _ = stop.send(());
+        };
+        let (ran, ()) = tokio::join!(running, checks);
+        ran.unwrap();
+    }
+}
+
+fn pod_logs_manifests(namespace: &str) -> String {
+    format!(
+        "apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: agent, namespace: {namespace}}}
+spec:
+  logs:
+    instanceSelector: {{}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {{name: logs, namespace: {namespace}}}
+spec:
+  clients: [{{url: 'https://loki.example/push'}}]
+  podLogsSelector: {{}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {{name: valid, namespace: {namespace}}}
+spec:
+  selector: {{}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {{name: invalid, namespace: {namespace}}}
+spec:
+  selector: {{}}
+  relabelings: [{{sourceLabels: [__meta_kubernetes_pod_name], regex: '(unclosed', action: drop}}]
+"
+    )
+}
+
+/// `(PodLogs, agent, Reconciled status, Reconciled reason, logsInstances)` of every entry.
+async fn pod_logs_entries(
+    pod_logs: &Api<PodLogs>,
+) -> Vec<(String, String, String, String, Vec<String>)> {
+    let mut entries = Vec::new();
+    for p in pod_logs.list(&Default::default()).await.expect("PodLogs") {
+        let name = p.metadata.name.clone().unwrap_or_default();
+        for e in p.status.map(|s| s.agents).unwrap_or_default() {
+            let (status, reason) = e
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "Reconciled")
+                .map(|c| (c.status.clone(), c.reason.clone()))
+                .unwrap_or_default();
+            entries.push((name.clone(), e.agent, status, reason, e.logs_instances));
+        }
+    }
+    entries.sort();
+    entries
+}
+
+async fn wait_for_pod_logs_entries(
+    pod_logs: &Api<PodLogs>,
+    what: &str,
+    wanted: Vec<(String, String, String, String, Vec<String>)>,
+) {
+    eventually(what, Duration::from_secs(60), || async {
+        let seen = pod_logs_entries(pod_logs).await;
+        if seen == wanted {
+            Ok(())
+        } else {
+            Err(format!("{seen:?}, wanted {wanted:?}"))
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_valid_and_an_invalid_pod_logs_each_get_the_agents_entry() {
+    for backend in testenv::backends() {
+        let env = TestEnv::start(backend).await.unwrap();
+        install_crds(&env).await;
+        let ns = env.create_namespace("podlogs-status").await.unwrap();
+        kubectl_ok(
+            &env,
+            &["apply", "--server-side", "-n", &ns, "-f", "-"],
+            Some(&pod_logs_manifests(&ns)),
+        )
+        .await;
+
+        let mut config = OperatorConfig::new("test");
+        config.namespace = Some(ns.clone());
+        let operator = Operator::new(env.client(), config, Metrics::new(&mut Registry::default()));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let running = operator.run(async move {
+            let _ = stopped.await;
+        });
+        let checks = async {
+            let pod_logs: Api<PodLogs> = Api::namespaced(env.client(), &ns);
+            let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
+            let agent = format!("{ns}/agent");
+            let entry = |name: &str, status: &str, reason: &str| {
+                (
+                    name.to_owned(),
+                    agent.clone(),
+                    status.to_owned(),
+                    reason.to_owned(),
+                    vec![format!("{ns}/logs")],
+                )
+            };
+            wait_for_pod_logs_entries(
+                &pod_logs,
+                &format!("[{backend}] an entry in each PodLogs"),
+                vec![
+                    entry("invalid", "False", "InvalidRegex"),
+                    entry("valid", "True", "Reconciled"),
+                ],
+            )
+            .await;
+            let invalid = kubectl_ok(
+                &env,
+                &[
+                    "get",
+                    "podlogs",
+                    "invalid",
+                    "-n",
+                    &ns,
+                    "--show-managed-fields",
+                    "-o",
+                    "json",
+                ],
+                None,
+            )
+            .await;
+            let invalid: Value = serde_json::from_slice(&invalid.stdout).unwrap();
+            let managers: Vec<&str> = invalid["metadata"]["managedFields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m["subresource"] == "status")
+                .filter_map(|m| m["manager"].as_str())
+                .collect();
+            assert_eq!(managers, [format!("agent-operator/{agent}")], "[{backend}]");
+            let entry_json = &invalid["status"]["agents"][0];
+            let message = entry_json["conditions"][0]["message"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                message.contains("spec.relabelings[0].regex"),
+                "[{backend}] {entry_json}"
+            );
+            assert_eq!(
+                entry_json["observedGeneration"], 1,
+                "[{backend}] {entry_json}"
+            );
+
+            // The invalid PodLogs is fixed: its entry turns True.
+            let fix = json!({
+                "apiVersion": "monitoring.grafana.com/v1alpha1",
+                "kind": "PodLogs",
+                "spec": {"relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_name"], "regex": "(closed)", "action": "drop"}]},
+            });
+            pod_logs
+                .patch("invalid", &PatchParams::default(), &Patch::Merge(&fix))
+                .await
+                .unwrap();
+            wait_for_pod_logs_entries(
+                &pod_logs,
+                &format!("[{backend}] the fixed PodLogs reconciled"),
+                vec![
+                    entry("invalid", "True", "Reconciled"),
+                    entry("valid", "True", "Reconciled"),
+                ],
+            )
+            .await;
+
+            // The agent is deleted: its entries go.
+            agents
+                .delete("agent", &DeleteParams::default())
+                .await
+                .unwrap();
+            wait_for_pod_logs_entries(
+                &pod_logs,
+                &format!("[{backend}] the agent's entries removed"),
+                Vec::new(),
             )
             .await;
 
