@@ -7,9 +7,12 @@
 #   scripts/bench.sh controller [FLAGS]     # agent-operator run against testkube and the real
 #                                           # control plane at 1k and 10k (~15 min); writes
 #                                           # benchmarks-controller.svg
+#   scripts/bench.sh yaml [FLAGS]           # render::yaml against serde-saphyr's serializer on
+#                                           # the 10k metrics agent.yml (~1 min; not in `all`)
 #   scripts/bench.sh --sizes 1000,10000     # flags without a benchmark name go to render
 #
-# FLAGS are those of the bench binary (render) or the controller-bench binary (controller);
+# FLAGS are those of the bench binary (render), the controller-bench binary (controller) or
+# the yaml-bench binary (yaml);
 # --help lists them. Inputs, outputs and operator logs go to target/bench/. Run it on a quiet
 # machine: other builds running at the same time inflate every figure.
 set -euo pipefail
@@ -17,8 +20,8 @@ cd "$(dirname "$0")/.."
 
 which=all
 case "${1:-}" in
-  render | controller | all) which=$1; shift ;;
-  --help | -h) sed -n '2,13p' "$0"; exit 0 ;;
+  render | controller | yaml | all) which=$1; shift ;;
+  --help | -h) sed -n '2,16p' "$0"; exit 0 ;;
   -*) which=render ;;
 esac
 if [ "$which" = all ] && [ $# -gt 0 ]; then
@@ -48,12 +51,13 @@ controller() {
   target/release/controller-bench --agent-operator target/release/agent-operator "$@"
 }
 
-echo "== cargo build --release (agent-operator, bench, controller-bench)" >&2
+echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench)" >&2
 cargo build --release --locked -p agent-operator -p agent-operator-bench >&2
 
 case "$which" in
   render) render "$@" ;;
   controller) controller "$@" ;;
+  yaml) target/release/yaml-bench "$@" ;;
   all)
     echo "# render"
     render
