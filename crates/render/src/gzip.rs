@@ -20,7 +20,9 @@
 use std::io;
 
 use flate2::{Compress, Compression, Crc, FlushCompress, GzBuilder};
-use md5::{Digest, Md5};
+use std::hash::BuildHasher;
+
+use foldhash::quality::RandomState;
 use rayon::prelude::*;
 
 /// Minimum length of a segment.
@@ -38,19 +40,18 @@ struct Segment {
     crc: Crc,
 }
 
-/// The MD5 of the length of a segment's primer (the text before it that its compression
-/// could refer back to), the primer and the segment's text. A cache keeps these 16 bytes
-/// instead of a copy of text that can be tens of MB; two different texts would need an MD5
-/// collision to be taken for one another, and the worst one could do is bring back a config
-/// text the same cache compressed before.
-type Identity = [u8; 16];
+/// Two keyed 64-bit hashes (foldhash, seeded at random per cache) of the length of a
+/// segment's primer (the text before it that its compression could refer back to), the primer
+/// and the segment's text. A cache keeps these 16 bytes instead of a copy of text that can be
+/// tens of MB. Not MD5: hashing the whole config at every edit took a third of the operator's
+/// CPU at 10k monitors (BENCHMARKS.md), and foldhash runs at memory speed. The keys are
+/// random and never leave the process, so a user cannot craft text whose segment is taken for
+/// another; by chance, two different texts match with probability 2^-128.
+type Identity = [u64; 2];
 
-fn identity(primer: &[u8], piece: &[u8]) -> Identity {
-    let mut md5 = Md5::new();
-    md5.update((primer.len() as u64).to_le_bytes());
-    md5.update(primer);
-    md5.update(piece);
-    md5.finalize().into()
+fn identity(keys: &[RandomState; 2], primer: &[u8], piece: &[u8]) -> Identity {
+    keys.each_ref()
+        .map(|key| key.hash_one((primer.len(), primer, piece)))
 }
 
 /// How far back deflate refers: a segment is compressed after the compressor has seen this
@@ -63,6 +64,8 @@ const WINDOW: usize = 32 * 1024;
 #[derive(Debug, Default)]
 pub struct GzipCache {
     segments: Vec<Segment>,
+    /// The keys of [`identity`], fixed for the cache's lifetime.
+    keys: [RandomState; 2],
     /// Segments reused by the last call.
     pub reused: usize,
     /// Segments compressed by the last call.
@@ -99,7 +102,7 @@ impl GzipCache {
         let identities: Vec<Option<Identity>> = if keep {
             pieces
                 .par_iter()
-                .map(|(primer, piece)| Some(identity(primer, piece)))
+                .map(|(primer, piece)| Some(identity(&self.keys, primer, piece)))
                 .collect()
         } else {
             vec![None; pieces.len()]
