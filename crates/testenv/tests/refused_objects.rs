@@ -8,36 +8,15 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use api::GrafanaAgent;
-use controller::metrics::Metrics;
-use controller::{Operator, OperatorConfig};
 use k8s_openapi::api::apps::v1::{DaemonSet, StatefulSet};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
-use prometheus_client::registry::Registry;
 use serde_json::json;
-use support::{install_crds, kubectl_ok};
+use support::{beside_operator, eventually, install_crds, kubectl_ok};
 use testenv::{Backend, TestEnv};
-use tokio::sync::oneshot;
-
-/// Polls `probe` every 200 ms until it returns `Ok`, failing the test after `limit` with the
-/// last error it saw.
-async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, String>>,
-{
-    let start = Instant::now();
-    loop {
-        match probe().await {
-            Ok(value) => return value,
-            Err(last) if start.elapsed() > limit => panic!("{what}: not after {limit:?}: {last}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    }
-}
 
 fn manifests(namespace: &str) -> String {
     format!(
@@ -105,14 +84,7 @@ async fn a_refused_statefulset_is_reported_and_nothing_else_is_lost() {
         )
         .await;
 
-        let mut config = OperatorConfig::new("test");
-        config.namespace = Some(ns.clone());
-        let operator = Operator::new(env.client(), config, Metrics::new(&mut Registry::default()));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let running = operator.run(async move {
-            let _ = stopped.await;
-        });
-        let checks = async {
+        beside_operator(&env, &ns, async {
             let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
             let statefulsets: Api<StatefulSet> = Api::namespaced(env.client(), &ns);
             let daemonsets: Api<DaemonSet> = Api::namespaced(env.client(), &ns);
@@ -227,9 +199,7 @@ async fn a_refused_statefulset_is_reported_and_nothing_else_is_lost() {
             );
             assert!(kept.metadata.deletion_timestamp.is_none());
             assert!(daemonsets.get_opt("sized-logs").await.unwrap().is_some());
-            let _ = stop.send(());
-        };
-        let (ran, ()) = tokio::join!(running, checks);
-        ran.unwrap();
+        })
+        .await;
     }
 }

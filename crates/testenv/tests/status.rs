@@ -7,35 +7,14 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use api::{GrafanaAgent, MetricsInstance, PodLogs};
-use controller::metrics::Metrics;
-use controller::{Operator, OperatorConfig};
 use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams};
-use prometheus_client::registry::Registry;
 use serde_json::{Value, json};
-use support::{install_crds, kubectl_ok};
+use support::{beside_operator, eventually, install_crds, kubectl_ok};
 use testenv::TestEnv;
-use tokio::sync::oneshot;
-
-/// Polls `probe` every 200 ms until it returns `Some`, failing the test after `limit` with
-/// the last value it saw.
-async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, String>>,
-{
-    let start = Instant::now();
-    loop {
-        match probe().await {
-            Ok(value) => return value,
-            Err(last) if start.elapsed() > limit => panic!("{what}: not after {limit:?}: {last}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    }
-}
 
 fn manifests(namespace: &str) -> String {
     let agent = |name: &str| {
@@ -127,15 +106,7 @@ async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
         )
         .await;
 
-        let mut config = OperatorConfig::new("test");
-        config.namespace = Some(ns.clone());
-        let operator = Operator::new(env.client(), config, Metrics::new(&mut Registry::default()));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let running = operator.run(async move {
-            let _ = stopped.await;
-        });
-        // The operator runs beside the checks, in this task (its future is not `Sync`).
-        let checks = async {
+        beside_operator(&env, &ns, async {
             let instances: Api<MetricsInstance> = Api::namespaced(env.client(), &ns);
             let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
             let alpha = format!("{ns}/alpha");
@@ -230,11 +201,8 @@ async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
                 &[],
             )
             .await;
-
-            let _ = stop.send(());
-        };
-        let (ran, ()) = tokio::join!(running, checks);
-        ran.unwrap();
+        })
+        .await;
     }
 }
 
@@ -320,14 +288,7 @@ async fn a_valid_and_an_invalid_pod_logs_each_get_the_agents_entry() {
         )
         .await;
 
-        let mut config = OperatorConfig::new("test");
-        config.namespace = Some(ns.clone());
-        let operator = Operator::new(env.client(), config, Metrics::new(&mut Registry::default()));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let running = operator.run(async move {
-            let _ = stopped.await;
-        });
-        let checks = async {
+        beside_operator(&env, &ns, async {
             let pod_logs: Api<PodLogs> = Api::namespaced(env.client(), &ns);
             let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
             let agent = format!("{ns}/agent");
@@ -417,10 +378,7 @@ async fn a_valid_and_an_invalid_pod_logs_each_get_the_agents_entry() {
                 Vec::new(),
             )
             .await;
-
-            let _ = stop.send(());
-        };
-        let (ran, ()) = tokio::join!(running, checks);
-        ran.unwrap();
+        })
+        .await;
     }
 }

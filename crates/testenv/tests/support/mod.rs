@@ -122,3 +122,42 @@ pub fn warnings(output: &Output) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Polls `probe` every 200 ms until it returns `Ok`, failing the test after `limit` with the
+/// last error it saw.
+pub async fn eventually<T, F, Fut>(what: &str, limit: std::time::Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let start = std::time::Instant::now();
+    loop {
+        match probe().await {
+            Ok(value) => return value,
+            Err(last) if start.elapsed() > limit => panic!("{what}: not after {limit:?}: {last}"),
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// Runs the real controller, reconciling `namespace` only, until `checks` completes; both run
+/// in the calling task (the operator's future is not `Sync`).
+pub async fn beside_operator(env: &TestEnv, namespace: &str, checks: impl Future<Output = ()>) {
+    use controller::metrics::Metrics;
+    use controller::{Operator, OperatorConfig};
+
+    let mut config = OperatorConfig::new("test");
+    config.namespace = Some(namespace.to_owned());
+    let metrics = Metrics::new(&mut prometheus_client::registry::Registry::default());
+    let operator = Operator::new(env.client(), config, metrics);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = operator.run(async move {
+        let _ = stopped.await;
+    });
+    let checks = async {
+        checks.await;
+        let _ = stop.send(());
+    };
+    let (ran, ()) = tokio::join!(running, checks);
+    ran.expect("the operator ran until the checks were done");
+}
