@@ -162,7 +162,10 @@ async fn scenario_follows_every_change(backend: Backend) {
         "an idle operator writes after repairing drift"
     );
 
-    // One ServiceMonitor edit: exactly one config Secret write, at most one status write.
+    // One ServiceMonitor edit: exactly one config Secret write, at most one status write,
+    // and one reconcile (the watch events of the operator's own writes trigger none).
+    let reconciles = "agent_operator_reconcile_operations_total";
+    let reconciles_before = operator.metric(reconciles);
     let writes = cluster.count_writes();
     cluster.kubectl(&[
         "patch",
@@ -178,6 +181,12 @@ async fn scenario_follows_every_change(backend: Backend) {
     cluster.converge("a ServiceMonitor edit");
     cluster.settle();
     assert_eq!(writes.of("secrets"), 1, "{:?}", writes.since());
+    assert_eq!(
+        operator.metric(reconciles) - reconciles_before,
+        1.0,
+        "reconciles for one edit; log {}",
+        operator.log.display()
+    );
     assert!(writes.of("grafanaagents/status") <= 1);
     assert_eq!(writes.of("podlogs/status"), 0, "{:?}", writes.since());
     for kind in ["statefulsets", "daemonsets", "deployments", "services"] {

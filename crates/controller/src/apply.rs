@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Debug;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Secret, Service};
@@ -103,6 +104,80 @@ impl Written {
     }
 }
 
+/// The `resourceVersion` the operator's last write left on each object it wrote, by
+/// `(kind, namespace, name)`, shared by every reconcile and the watches' mappers: the watch
+/// event of the operator's own write is no reason to reconcile again (at 10k monitors that
+/// second reconcile doubled the work of every edit and delayed the next one). Cheap to clone.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OwnWrites {
+    left: Arc<Mutex<HashMap<ObjectKey, Left>>>,
+}
+
+type ObjectKey = (&'static str, String, String);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Left {
+    /// The write is in flight: its watch event can arrive before its response.
+    Writing,
+    Version(String),
+}
+
+impl OwnWrites {
+    fn key(kind: &'static str, namespace: &str, name: &str) -> ObjectKey {
+        (kind, namespace.to_owned(), name.to_owned())
+    }
+
+    fn set(&self, kind: &'static str, namespace: &str, name: &str, left: Option<Left>) {
+        let mut all = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = Self::key(kind, namespace, name);
+        match left {
+            Some(left) => all.insert(key, left),
+            None => all.remove(&key),
+        };
+    }
+
+    /// Whether `object`, as a watch reports it, is what the operator's last write of it left,
+    /// or arrived while that write was in flight. A deletion (`still_there` false) or anyone
+    /// else's later write is not.
+    pub(crate) fn is_echo<K: Resource<DynamicType = ()>>(
+        &self,
+        object: &K,
+        still_there: bool,
+    ) -> bool {
+        let meta = object.meta();
+        if !still_there || meta.deletion_timestamp.is_some() {
+            return false;
+        }
+        let Some(name) = &meta.name else {
+            return false;
+        };
+        let namespace = meta.namespace.as_deref().unwrap_or_default();
+        let key = Self::key(kind_name(&K::kind(&())), namespace, name);
+        match self
+            .left
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            Some(Left::Writing) => true,
+            Some(Left::Version(v)) => meta.resource_version.as_ref() == Some(v),
+            None => false,
+        }
+    }
+}
+
+/// The `'static` name of an owned kind (every kind the operator writes is one of these).
+fn kind_name(kind: &str) -> &'static str {
+    match kind {
+        "Secret" => "Secret",
+        "Service" => "Service",
+        "StatefulSet" => "StatefulSet",
+        "DaemonSet" => "DaemonSet",
+        "Deployment" => "Deployment",
+        _ => "Other",
+    }
+}
+
 /// Why an object is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reason {
@@ -123,6 +198,7 @@ pub(crate) async fn apply(
     h: &Hierarchy,
     objects: &[PlannedObject],
     written: &mut Written,
+    own: &OwnWrites,
 ) -> Result<Applied, Error> {
     let namespace = h.agent_namespace();
     let mut applied = Applied::default();
@@ -147,6 +223,7 @@ pub(crate) async fn apply(
             namespace,
             metrics,
         };
+        own.set(kind, namespace, name, Some(Left::Writing));
         let result = match object.clone() {
             DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await,
             DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await,
@@ -157,14 +234,24 @@ pub(crate) async fn apply(
         let left = match result {
             Ok(left) => left,
             // Retried as a whole, with backoff.
-            Err(e) if e.is_transient() => return Err(e),
+            Err(e) if e.is_transient() => {
+                own.set(kind, namespace, name, None);
+                return Err(e);
+            }
             // Refused for good: the other objects are still written (one bad object must not
             // keep, say, the logs DaemonSet from existing), and the refusal is reported.
             Err(e) => {
+                own.set(kind, namespace, name, None);
                 applied.refused.push(e);
                 continue;
             }
         };
+        own.set(
+            kind,
+            namespace,
+            name,
+            left.resource_version.clone().map(Left::Version),
+        );
         written.record(
             kind,
             name,
@@ -179,6 +266,7 @@ pub(crate) async fn apply(
     let existing = existing(stores, namespace);
     for stale in objects_to_delete(h, objects, &existing) {
         delete(client, stale).await?;
+        own.set(kind_name(&stale.kind), &stale.namespace, &stale.name, None);
         applied
             .deleted
             .push(format!("{} {}", stale.kind, stale.name));
@@ -401,6 +489,53 @@ mod tests {
         // Another object, or another kind of the same name, is not concerned.
         assert!(!written.drifted("Service", "a-config", Some("12")));
         assert!(!written.drifted("Secret", "b-config", Some("12")));
+    }
+
+    fn live_secret(version: &str, deleting: bool) -> Secret {
+        Secret {
+            metadata: ObjectMeta {
+                name: Some("a-config".to_owned()),
+                namespace: Some("ns".to_owned()),
+                resource_version: Some(version.to_owned()),
+                deletion_timestamp: deleting.then_some(
+                    k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+                    ),
+                ),
+                ..ObjectMeta::default()
+            },
+            ..Secret::default()
+        }
+    }
+
+    #[test]
+    fn only_the_watch_event_of_the_operators_own_write_is_an_echo() {
+        let own = OwnWrites::default();
+        // Never written: every change counts.
+        assert!(!own.is_echo(&live_secret("5", false), true));
+        // In flight: the event may come before the response.
+        own.set("Secret", "ns", "a-config", Some(Left::Writing));
+        assert!(own.is_echo(&live_secret("6", false), true));
+        own.set(
+            "Secret",
+            "ns",
+            "a-config",
+            Some(Left::Version("6".to_owned())),
+        );
+        assert!(own.is_echo(&live_secret("6", false), true));
+        // Someone else's write after ours, a deletion, a deletion in progress.
+        assert!(!own.is_echo(&live_secret("7", false), true));
+        assert!(!own.is_echo(&live_secret("6", false), false));
+        assert!(!own.is_echo(&live_secret("6", true), true));
+        // Another kind of the same name.
+        let service = Service {
+            metadata: live_secret("6", false).metadata,
+            ..Service::default()
+        };
+        assert!(!own.is_echo(&service, true));
+        // Deleted by the operator: forgotten.
+        own.set("Secret", "ns", "a-config", None);
+        assert!(!own.is_echo(&live_secret("6", false), true));
     }
 
     #[test]

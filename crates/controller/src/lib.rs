@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use api::GrafanaAgent;
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, ListParams};
 use kube::core::PartialObjectMeta;
 use kube::runtime::Controller;
@@ -93,6 +93,7 @@ pub struct Operator {
     relists: watches::Relisted,
     index: Arc<RwLock<ReverseIndex>>,
     states: AgentStates,
+    own_writes: apply::OwnWrites,
 }
 
 impl Operator {
@@ -114,6 +115,7 @@ impl Operator {
             relists,
             index: Arc::default(),
             states: AgentStates::default(),
+            own_writes: apply::OwnWrites::default(),
         }
     }
 
@@ -140,6 +142,7 @@ impl Operator {
             relists,
             index,
             states,
+            own_writes,
         } = self;
         let reporter = Reporter {
             controller: "agent-operator".to_owned(),
@@ -163,6 +166,7 @@ impl Operator {
                 config.namespace.as_deref(),
                 config.agent_selector.as_deref(),
             ),
+            own_writes: own_writes.clone(),
         });
 
         let Triggers {
@@ -214,6 +218,7 @@ impl Operator {
             index,
             namespaces: stores.namespaces.clone(),
             metrics: metrics.clone(),
+            own_writes,
         });
         Controller::for_stream(agents, stores.agents.clone())
             .watches_stream(metrics_instances, m.selected(Kind::MetricsInstance))
@@ -223,13 +228,13 @@ impl Operator {
             .watches_stream(service_monitors, m.selected(Kind::ServiceMonitor))
             .watches_stream(pod_monitors, m.selected(Kind::PodMonitor))
             .watches_stream(probes, m.selected(Kind::Probe))
-            .watches_stream(secrets, m.selected(Kind::Secret))
+            .watches_stream(secrets, m.secrets(stores.secrets.clone()))
             .watches_stream(config_maps, m.selected(Kind::ConfigMap))
             .watches_stream(namespaces, m.selected(Kind::Namespace))
-            .watches_stream(services, m.owned())
-            .watches_stream(stateful_sets, m.owned())
-            .watches_stream(daemon_sets, m.owned())
-            .watches_stream(deployments, m.owned())
+            .watches_stream(services, m.owned(stores.services.clone()))
+            .watches_stream(stateful_sets, m.owned(stores.stateful_sets.clone()))
+            .watches_stream(daemon_sets, m.owned(stores.daemon_sets.clone()))
+            .watches_stream(deployments, m.owned(stores.deployments.clone()))
             .reconcile_all_on(relists)
             .graceful_shutdown_on(shutdown)
             .run(reconcile::reconcile, reconcile::error_policy, ctx)
@@ -277,6 +282,7 @@ struct Mappers {
     index: Arc<RwLock<ReverseIndex>>,
     namespaces: Store<PartialObjectMeta<Namespace>>,
     metrics: Metrics,
+    own_writes: apply::OwnWrites,
 }
 
 type Agents = Vec<ObjectRef<GrafanaAgent>>;
@@ -310,37 +316,68 @@ impl Mappers {
     }
 
     /// Agents whose hierarchy holds, references or selects the object (a deleted object
-    /// arrives with its last labels); for Secrets also the agent that owns it (a generated
-    /// Secret edited or deleted is repaired). A Namespace maps to the agents with members in
-    /// it or selecting by its labels.
+    /// arrives with its last labels). A Namespace maps to the agents with members in it or
+    /// selecting by its labels.
     fn selected<K: Resource>(
         self: &Arc<Self>,
         kind: Kind,
     ) -> impl Fn(K) -> Agents + Send + Sync + 'static {
         let this = self.clone();
         move |object: K| {
-            let meta = object.meta();
-            let no_labels = BTreeMap::new();
-            let name = meta.name.clone().unwrap_or_default();
-            let namespace = match kind {
-                Kind::Namespace => String::new(),
-                _ => meta.namespace.clone().unwrap_or_default(),
-            };
-            let changed = InputRef::new(kind, namespace, name);
-            let mut agents = this.lookup(&changed, meta.labels.as_ref().unwrap_or(&no_labels));
-            if kind == Kind::Secret {
-                agents.extend(controlling_agent(&object));
-            }
+            let agents = this.selecting(kind, &object);
             this.metrics.triggered_by(kind.as_str(), agents.len());
             agents
         }
     }
 
-    /// The agent that owns a workload or Service.
-    fn owned<K: Resource<DynamicType = ()>>(&self) -> impl Fn(K) -> Agents + Send + Sync + 'static {
-        let metrics = self.metrics.clone();
+    fn selecting<K: Resource>(&self, kind: Kind, object: &K) -> Agents {
+        let meta = object.meta();
+        let no_labels = BTreeMap::new();
+        let name = meta.name.clone().unwrap_or_default();
+        let namespace = match kind {
+            Kind::Namespace => String::new(),
+            _ => meta.namespace.clone().unwrap_or_default(),
+        };
+        let changed = InputRef::new(kind, namespace, name);
+        self.lookup(&changed, meta.labels.as_ref().unwrap_or(&no_labels))
+    }
+
+    /// A Secret: the agents that select or reference it, and the agent that owns it (a
+    /// generated Secret edited or deleted is repaired) unless the change is the operator's
+    /// own write.
+    fn secrets(
+        self: &Arc<Self>,
+        store: Store<PartialObjectMeta<Secret>>,
+    ) -> impl Fn(PartialObjectMeta<Secret>) -> Agents + Send + Sync + 'static {
+        let this = self.clone();
+        move |object| {
+            let mut agents = this.selecting(Kind::Secret, &object);
+            if !this
+                .own_writes
+                .is_echo(&object, store.get(&ObjectRef::from_obj(&object)).is_some())
+            {
+                agents.extend(controlling_agent(&object));
+            }
+            this.metrics
+                .triggered_by(Kind::Secret.as_str(), agents.len());
+            agents
+        }
+    }
+
+    /// The agent that owns a workload or Service, unless the change is the operator's own
+    /// write.
+    fn owned<K>(&self, store: Store<K>) -> impl Fn(K) -> Agents + Send + Sync + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        let (metrics, own_writes) = (self.metrics.clone(), self.own_writes.clone());
         move |object: K| {
-            let agents: Agents = controlling_agent(&object).into_iter().collect();
+            let still_there = store.get(&ObjectRef::from_obj(&object)).is_some();
+            let agents: Agents = if own_writes.is_echo(&object, still_there) {
+                Vec::new()
+            } else {
+                controlling_agent(&object).into_iter().collect()
+            };
             metrics.triggered_by(&K::kind(&()), agents.len());
             agents
         }

@@ -5,7 +5,9 @@
 //! memory does not grow with the size of unrelated Secrets; the values a reconcile needs are read
 //! then (see [`crate::inputs`]).
 
+use std::collections::HashMap;
 use std::fmt::Debug;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -79,6 +81,75 @@ pub(crate) struct Triggers {
     pub deployments: Trigger<Deployment>,
 }
 
+/// Which changes of a watched object trigger a reconcile (the store sees every change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Triggering {
+    /// Every change: Secrets and ConfigMaps (no `generation`), Namespaces (labels), and the
+    /// workloads, whose status feeds the agent's `Available` condition.
+    AnyChange,
+    /// A change of `metadata.generation`, the labels or the deletion timestamp: the kinds
+    /// whose status the operator (or another controller) writes, which nothing it renders
+    /// reads. Without this every status write made by a reconcile would trigger another one.
+    SpecOrLabels,
+}
+
+/// What [`Triggering::SpecOrLabels`] compares: a hash of generation, labels and deletion.
+fn spec_or_labels<K: Resource>(object: &K) -> u64 {
+    let meta = object.meta();
+    let mut h = DefaultHasher::new();
+    meta.generation.hash(&mut h);
+    meta.labels.hash(&mut h);
+    meta.deletion_timestamp.is_some().hash(&mut h);
+    h.finish()
+}
+
+/// Keeps the [`Triggering::SpecOrLabels`] changes of a watch's events (and every deletion and
+/// every object of a (re)list), as touched objects.
+fn triggering<K>(
+    events: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+    triggering: Triggering,
+) -> impl Stream<Item = Result<K, watcher::Error>> + Send + 'static
+where
+    K: Resource + Send + 'static,
+{
+    let mut seen: HashMap<(Option<String>, Option<String>), u64> = HashMap::new();
+    let mut relisting: HashMap<(Option<String>, Option<String>), u64> = HashMap::new();
+    let key = |o: &K| (o.meta().namespace.clone(), o.meta().name.clone());
+    events.filter_map(move |event| {
+        let touched = match event {
+            Err(e) => Some(Err(e)),
+            Ok(watcher::Event::Init) => {
+                relisting.clear();
+                None
+            }
+            Ok(watcher::Event::InitDone) => {
+                // Objects gone while the watch was away are forgotten with the old list.
+                seen = std::mem::take(&mut relisting);
+                None
+            }
+            Ok(watcher::Event::InitApply(o)) => {
+                if triggering == Triggering::SpecOrLabels {
+                    relisting.insert(key(&o), spec_or_labels(&o));
+                }
+                Some(Ok(o))
+            }
+            Ok(watcher::Event::Delete(o)) => {
+                seen.remove(&key(&o));
+                Some(Ok(o))
+            }
+            Ok(watcher::Event::Apply(o)) => match triggering {
+                Triggering::AnyChange => Some(Ok(o)),
+                Triggering::SpecOrLabels => {
+                    let fingerprint = spec_or_labels(&o);
+                    let before = seen.insert(key(&o), fingerprint);
+                    (before != Some(fingerprint)).then_some(Ok(o))
+                }
+            },
+        };
+        std::future::ready(touched)
+    })
+}
+
 /// The label every object the operator creates carries: owned-object watches list only these.
 fn managed_selector() -> String {
     format!(
@@ -124,7 +195,12 @@ impl Builder<'_> {
         }
     }
 
-    fn full<K>(&mut self, api: Api<K>, config: watcher::Config) -> (Store<K>, Trigger<K>)
+    fn full<K>(
+        &mut self,
+        api: Api<K>,
+        config: watcher::Config,
+        when: Triggering,
+    ) -> (Store<K>, Trigger<K>)
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
@@ -146,9 +222,11 @@ impl Builder<'_> {
                         let _ = relisted.unbounded_send(());
                     }
                 }
-            })
-            .touched_objects();
-        (reader, without_errors(stream, kind).boxed())
+            });
+        (
+            reader,
+            without_errors(triggering(stream, when), kind).boxed(),
+        )
     }
 }
 
@@ -219,22 +297,24 @@ pub(crate) fn build(
     };
     let managed = || any().labels(&managed_selector());
 
-    let (agents, agents_t) = b.full(b.api(), agents_config);
-    let (metrics_instances, metrics_instances_t) = b.full(b.api(), any());
-    let (logs_instances, logs_instances_t) = b.full(b.api(), any());
-    let (pod_logs, pod_logs_t) = b.full(b.api(), any());
-    let (integrations, integrations_t) = b.full(b.api(), any());
-    let (service_monitors, service_monitors_t) = b.full(b.api(), any());
-    let (pod_monitors, pod_monitors_t) = b.full(b.api(), any());
-    let (probes, probes_t) = b.full(b.api(), any());
+    let status = Triggering::SpecOrLabels;
+    let every = Triggering::AnyChange;
+    let (agents, agents_t) = b.full(b.api(), agents_config, status);
+    let (metrics_instances, metrics_instances_t) = b.full(b.api(), any(), status);
+    let (logs_instances, logs_instances_t) = b.full(b.api(), any(), status);
+    let (pod_logs, pod_logs_t) = b.full(b.api(), any(), status);
+    let (integrations, integrations_t) = b.full(b.api(), any(), status);
+    let (service_monitors, service_monitors_t) = b.full(b.api(), any(), status);
+    let (pod_monitors, pod_monitors_t) = b.full(b.api(), any(), status);
+    let (probes, probes_t) = b.full(b.api(), any(), status);
     // Namespaces are cluster-scoped: watched whole even with --namespace (spec 5).
-    let (namespaces, namespaces_t) = b.full(Api::all(client), any());
-    let (secrets, secrets_t) = b.full(b.api(), any());
-    let (config_maps, config_maps_t) = b.full(b.api(), any());
-    let (services, services_t) = b.full(b.api(), managed());
-    let (stateful_sets, stateful_sets_t) = b.full(b.api(), managed());
-    let (daemon_sets, daemon_sets_t) = b.full(b.api(), managed());
-    let (deployments, deployments_t) = b.full(b.api(), managed());
+    let (namespaces, namespaces_t) = b.full(Api::all(client), any(), every);
+    let (secrets, secrets_t) = b.full(b.api(), any(), every);
+    let (config_maps, config_maps_t) = b.full(b.api(), any(), every);
+    let (services, services_t) = b.full(b.api(), managed(), every);
+    let (stateful_sets, stateful_sets_t) = b.full(b.api(), managed(), every);
+    let (daemon_sets, daemon_sets_t) = b.full(b.api(), managed(), every);
+    let (deployments, deployments_t) = b.full(b.api(), managed(), every);
     (
         Stores {
             agents,
@@ -278,6 +358,65 @@ pub(crate) fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use api::MetricsInstance;
+    use kube::api::ObjectMeta;
+
+    fn instance(name: &str, generation: i64, label: &str, status: &str) -> MetricsInstance {
+        let mut o = MetricsInstance::new(name, Default::default());
+        o.metadata = ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some("ns".to_owned()),
+            generation: Some(generation),
+            labels: Some([("team".to_owned(), label.to_owned())].into()),
+            resource_version: Some(status.to_owned()),
+            ..ObjectMeta::default()
+        };
+        o
+    }
+
+    fn names(seen: Vec<Result<MetricsInstance, watcher::Error>>) -> Vec<String> {
+        seen.into_iter()
+            .map(|o| {
+                let o = o.expect("no error");
+                format!(
+                    "{}@{}",
+                    o.name_any(),
+                    o.resource_version().unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn status_only_changes_trigger_nothing() {
+        use watcher::Event::{Apply, Delete, Init, InitApply, InitDone};
+        let events = futures::stream::iter([
+            Ok(Init),
+            Ok(InitApply(instance("a", 1, "x", "1"))),
+            Ok(InitDone),
+            // A status write: same generation and labels.
+            Ok(Apply(instance("a", 1, "x", "2"))),
+            Ok(Apply(instance("a", 2, "x", "3"))),
+            Ok(Apply(instance("a", 2, "y", "4"))),
+            Ok(Apply(instance("a", 2, "y", "5"))),
+            // Created after the list: its first event always counts.
+            Ok(Apply(instance("b", 1, "x", "6"))),
+            Ok(Delete(instance("a", 2, "y", "7"))),
+        ]);
+        let seen: Vec<_> = triggering(events, Triggering::SpecOrLabels).collect().await;
+        assert_eq!(names(seen), ["a@1", "a@3", "a@4", "b@6", "a@7"]);
+    }
+
+    #[tokio::test]
+    async fn every_change_triggers_where_asked() {
+        use watcher::Event::Apply;
+        let events = futures::stream::iter([
+            Ok(Apply(instance("a", 1, "x", "1"))),
+            Ok(Apply(instance("a", 1, "x", "2"))),
+        ]);
+        let seen: Vec<_> = triggering(events, Triggering::AnyChange).collect().await;
+        assert_eq!(names(seen), ["a@1", "a@2"]);
+    }
 
     #[tokio::test]
     async fn the_controller_sees_no_watch_error() {

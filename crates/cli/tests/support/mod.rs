@@ -456,6 +456,30 @@ impl OperatorProcess {
         OperatorProcess { child, log }
     }
 
+    /// The sum of the samples of `name` on the operator's /metrics (the address it logged).
+    pub fn metric(&self, name: &str) -> f64 {
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let addr = log
+            .lines()
+            .filter(|l| l.contains("serving HTTP") && l.contains("metrics=true"))
+            .find_map(|l| l.split_whitespace().find_map(|f| f.strip_prefix("addr=")))
+            .unwrap_or_else(|| panic!("no metrics address in the operator's log:\n{log}"))
+            .to_owned();
+        let mut stream = std::net::TcpStream::connect(&addr).expect("connect to /metrics");
+        stream
+            .write_all(b"GET /metrics HTTP/1.0\r\nHost: operator\r\n\r\n")
+            .expect("request /metrics");
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stream, &mut text).expect("read /metrics");
+        text.lines()
+            .filter(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{'))
+            })
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
     /// Sends SIGTERM and waits for a clean exit.
     pub fn stop(mut self) -> String {
         let pid = self.child.id().to_string();
