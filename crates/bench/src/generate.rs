@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 /// The namespace of the agents, their instances and the remote-write credentials.
 pub const AGENT_NAMESPACE: &str = "monitoring";
+/// The ServiceAccount the generated GrafanaAgents run their pods as.
+pub const AGENT_SERVICE_ACCOUNT: &str = "grafana-agent";
 /// The label by which an agent's instances select their monitors, Probes and PodLogs.
 pub const AGENT_LABEL: &str = "bench.example.com/agent";
 /// The label every generated namespace carries; the instances select namespaces by it.
@@ -326,7 +328,7 @@ fn agent(a: usize) -> Vec<Value> {
             "kind": "GrafanaAgent",
             "metadata": {"name": name, "namespace": AGENT_NAMESPACE, "uid": format!("00000000-0000-0000-0000-{a:012}")},
             "spec": {
-                "serviceAccountName": "grafana-agent",
+                "serviceAccountName": AGENT_SERVICE_ACCOUNT,
                 "logLevel": "info",
                 "metrics": {
                     "scrapeInterval": "30s",

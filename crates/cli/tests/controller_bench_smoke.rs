@@ -20,6 +20,7 @@ async fn the_controller_benchmark_runs_at_tiny_sizes() {
         backends: controller::backends(),
         sizes: vec![20, 60],
         edits: 3,
+        edit_pause: Duration::from_millis(300),
         bursts: 1,
         burst_size: 5,
         burst_window: Duration::from_millis(200),

@@ -22,6 +22,9 @@ struct Args {
     /// Edits one at a time, per size.
     #[arg(long, default_value_t = 100)]
     edits: usize,
+    /// Pause between single edits, in milliseconds (after each one was seen in the config).
+    #[arg(long, default_value_t = 300)]
+    edit_pause_ms: u64,
     /// Bursts per size.
     #[arg(long, default_value_t = 2)]
     bursts: usize,
@@ -83,6 +86,7 @@ fn main() -> Result<()> {
         bursts: args.bursts,
         burst_size: args.burst_size,
         burst_window: Duration::from_millis(args.burst_window_ms),
+        edit_pause: Duration::from_millis(args.edit_pause_ms),
         idle: Duration::from_secs(args.idle_seconds),
         failovers: args.failovers,
         lease_duration: Duration::from_secs(args.lease_seconds),

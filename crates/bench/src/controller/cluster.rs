@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::ObjectMeta;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
 };
@@ -16,6 +18,7 @@ use serde_json::Value;
 use testenv::{Backend, TestEnv};
 
 use super::requests::Requests;
+use crate::generate::{AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT};
 
 /// The field manager of the benchmark's own writes.
 pub const FIELD_MANAGER: &str = "agent-operator-bench";
@@ -118,6 +121,25 @@ impl Cluster {
             }
         }
         Ok(())
+    }
+
+    /// Creates the ServiceAccount the agents' pods run as, as an install does: without it
+    /// kube-controller-manager's StatefulSet controller retries creating the pods and reports
+    /// each failure, writes that would count as the operator's while it is idle.
+    pub async fn ensure_agent_service_account(&self) -> Result<()> {
+        let api: Api<ServiceAccount> = Api::namespaced(self.client.clone(), AGENT_NAMESPACE);
+        let account = ServiceAccount {
+            metadata: ObjectMeta {
+                name: Some(AGENT_SERVICE_ACCOUNT.to_owned()),
+                ..ObjectMeta::default()
+            },
+            ..ServiceAccount::default()
+        };
+        match api.create(&PostParams::default(), &account).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
+            Err(e) => Err(e).context("creating the agents' ServiceAccount"),
+        }
     }
 
     /// Creates `documents` (namespaces first, then the rest), `concurrency` requests in flight.

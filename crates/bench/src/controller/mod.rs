@@ -48,6 +48,10 @@ pub struct Options {
     pub sizes: Vec<usize>,
     /// Edits one at a time, per size.
     pub edits: usize,
+    /// Pause after each single edit was seen in the config, before the next: single edits
+    /// are isolated edits, as a user makes them; edits closer together than the operator's
+    /// reconcile spacing are what the bursts measure.
+    pub edit_pause: Duration,
     pub bursts: usize,
     pub burst_size: usize,
     /// The edits of a burst are spread evenly over this window.
@@ -218,6 +222,7 @@ impl Bench<'_> {
         self.cluster.delete(&stale, o.concurrency).await?;
         let loaded = self.cluster.load(&docs, o.concurrency).await?;
         self.loaded.clone_from(&docs);
+        self.cluster.ensure_agent_service_account().await?;
         let expected = expected_jobs(&params)?;
         let expected_set: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
 
@@ -244,6 +249,7 @@ impl Bench<'_> {
                 .wait_markers(returned, std::slice::from_ref(&marker), o.timeout)
                 .await?;
             single.push(reflected.at[0].saturating_duration_since(returned));
+            tokio::time::sleep(o.edit_pause).await;
         }
         watch.settle(Duration::from_secs(1), o.timeout).await?;
         let single_writes = watch.writes - writes_before;

@@ -67,12 +67,12 @@ pub fn markdown(results: &[BackendResult], options: &Options) -> String {
         out,
         "\n### Edit latency\n\n\
          A ServiceMonitor edit (JSON patch) returning until the watched config Secret holds it \
-         (the arrival of the watch event; decoding it is not counted). One edit at a time, then \
-         bursts of {} edits spread over {:?}. Config writes and reconciles are per edit for \
+         (the arrival of the watch event; decoding it is not counted). One edit at a time ({:?} \
+         after the previous one was seen), then bursts of {} edits spread over {:?}. Config writes and reconciles are per edit for \
          single edits and per burst for bursts.\n\n\
          | backend | ServiceMonitors | edits | p50 | p90 | p99 | max | config writes | reconciles |\n\
          |---|---:|---|---:|---:|---:|---:|---:|---:|",
-        o.burst_size, o.burst_window
+        o.edit_pause, o.burst_size, o.burst_window
     );
     for r in results {
         for s in &r.sizes {
