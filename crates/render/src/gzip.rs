@@ -13,11 +13,20 @@
 //! [`SEGMENT_BYTES`] after the previous cut, whose hash has its low bits zero), so text
 //! inserted or removed in one place moves only the cut of its own segment: the following
 //! segments are found again unchanged, and a cache reuses them. The output depends only on
-//! the text, never on the cache or the number of threads. The segments are compressed on
-//! rayon's pool (a controller calls this from tokio's blocking pool: no thread is started per
-//! call), and a cache keeps each segment's digest, not its text.
+//! the text, never on the cache, the number of threads or the chunks the text is given in.
+//! The segments are compressed on rayon's pool (a controller calls this from tokio's
+//! blocking pool: no thread is started per call), and a cache keeps each segment's digest,
+//! not its text.
+//!
+//! The text may be given as chunks ([`GzipCache::compress_chunks`]): a config assembled from
+//! per-monitor parts is compressed from those parts, and never laid out whole (47 MB at 10k
+//! ServiceMonitors, for a Secret of 0.8 MB). Cuts are found across chunks; segments are
+//! handled a few at a time (twice as many as rayon has threads), each copied with its primer
+//! into a buffer reused from batch to batch, then hashed and, unless the cache holds it,
+//! compressed. A whole `&str` is the one-chunk case of the same code.
 
 use std::io;
+use std::ops::Range;
 
 use flate2::{Compress, Compression, Crc, FlushCompress, GzBuilder};
 use std::hash::BuildHasher;
@@ -60,7 +69,8 @@ fn identity(keys: &[RandomState; 2], primer: &[u8], piece: &[u8]) -> Identity {
 /// already, having just produced it.
 const WINDOW: usize = 32 * 1024;
 
-/// Compressed segments of the previous text given to [`GzipCache::compress`].
+/// Compressed segments of the previous text given to [`GzipCache::compress`] or
+/// [`GzipCache::compress_chunks`].
 #[derive(Debug, Default)]
 pub struct GzipCache {
     segments: Vec<Segment>,
@@ -74,77 +84,109 @@ pub struct GzipCache {
 
 /// gzip of `text` (fixed header: no name, mtime 0), equal texts giving equal bytes.
 pub fn gzip(text: &str) -> io::Result<Vec<u8>> {
-    GzipCache::default().compress_keeping(text, false)
+    gzip_chunks(&[text])
+}
+
+/// [`gzip`] of the concatenation of `chunks`, without ever concatenating them.
+pub fn gzip_chunks(chunks: &[&str]) -> io::Result<Vec<u8>> {
+    GzipCache::default().compress_text(&Text::new(chunks), false)
 }
 
 impl GzipCache {
     /// gzip of `text`, the same bytes as [`gzip`]; segments equal to the previous call's
     /// segments at the same position are not compressed again.
     pub fn compress(&mut self, text: &str) -> io::Result<Vec<u8>> {
-        self.compress_keeping(text, true)
+        self.compress_chunks(&[text])
     }
 
-    /// [`GzipCache::compress`]; without `keep`, nothing is remembered for the next call.
-    fn compress_keeping(&mut self, text: &str, keep: bool) -> io::Result<Vec<u8>> {
-        let bytes = text.as_bytes();
-        let mut start: usize = 0;
-        let pieces: Vec<Pending<'_>> = cut_points(bytes)
+    /// [`GzipCache::compress`] of the concatenation of `chunks` (the same bytes, the same
+    /// segments reused), without ever holding that concatenation: only the few segments
+    /// being compressed at a time are copied out of the chunks.
+    pub fn compress_chunks(&mut self, chunks: &[&str]) -> io::Result<Vec<u8>> {
+        self.compress_text(&Text::new(chunks), true)
+    }
+
+    /// Compresses `text`, segment by segment, in batches of twice as many segments as rayon
+    /// has threads: enough to keep every core busy, few enough that the copies of their text
+    /// (and of their primers) stay a few MB whatever the size of the config. Without `keep`,
+    /// no segment is reused and nothing is remembered for the next call.
+    fn compress_text(&mut self, text: &Text<'_>, keep: bool) -> io::Result<Vec<u8>> {
+        let mut start = 0;
+        let ranges: Vec<Range<usize>> = cut_points(text)
             .into_iter()
             .map(|end| {
-                let piece = (
-                    &bytes[start.saturating_sub(WINDOW)..start],
-                    &bytes[start..end],
-                );
+                let range = start..end;
                 start = end;
-                piece
+                range
             })
             .collect();
-        let identities: Vec<Option<Identity>> = if keep {
-            pieces
-                .par_iter()
-                .map(|(primer, piece)| Some(identity(&self.keys, primer, piece)))
-                .collect()
-        } else {
-            vec![None; pieces.len()]
-        };
-        let mut previous = std::mem::take(&mut self.segments).into_iter();
-        let mut slots: Vec<Option<Segment>> = identities
-            .iter()
-            .map(|id| {
-                previous
-                    .next()
-                    .filter(|old| id.is_some() && old.identity == *id)
-            })
+        let mut previous: Vec<Option<Segment>> = std::mem::take(&mut self.segments)
+            .into_iter()
+            .map(Some)
             .collect();
-        drop(previous);
-        let missing: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_none()).collect();
-        self.reused = slots.len() - missing.len();
-        self.compressed = missing.len();
-
-        let fresh: Vec<Segment> = missing
-            .par_iter()
-            .map(|&i| {
-                let (primer, piece) = pieces[i];
-                compress_segment(primer, piece, identities[i])
-            })
-            .collect::<io::Result<_>>()?;
-        for (i, segment) in missing.into_iter().zip(fresh) {
-            slots[i] = Some(segment);
-        }
-        let segments: Vec<Segment> = slots.into_iter().flatten().collect();
-
+        let batch = 2 * rayon::current_num_threads().max(1);
+        // One buffer per segment of a batch, reused from batch to batch.
+        let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); batch];
+        let keys = &self.keys;
+        let mut kept = Vec::with_capacity(if keep { ranges.len() } else { 0 });
+        let (mut reused, mut compressed) = (0, 0);
         let mut out = header()?;
         let mut crc = Crc::new();
-        for s in &segments {
-            out.extend_from_slice(&s.deflated);
-            crc.combine(&s.crc);
+        for (first, group) in (0..).step_by(batch).zip(ranges.chunks(batch)) {
+            let previous_ids: Vec<Option<Identity>> = (first..first + group.len())
+                .map(|i| {
+                    previous
+                        .get(i)
+                        .and_then(Option::as_ref)
+                        .and_then(|s| s.identity)
+                })
+                .collect();
+            // `None` for a segment the previous call had at the same place.
+            let fresh: Vec<Option<Segment>> = group
+                .par_iter()
+                .zip(buffers.par_iter_mut())
+                .zip(previous_ids)
+                .map(|((range, buffer), previous_id)| {
+                    // The primer and the segment in one contiguous buffer, so that neither
+                    // the identity nor the compressed bytes depend on where chunks begin.
+                    let primer_start = range.start.saturating_sub(WINDOW);
+                    let bytes = text.bytes(primer_start..range.end, buffer);
+                    let (primer, piece) = bytes.split_at(range.start - primer_start);
+                    let id = keep.then(|| identity(keys, primer, piece));
+                    if id.is_some() && id == previous_id {
+                        return Ok(None);
+                    }
+                    compress_segment(primer, piece, id).map(Some)
+                })
+                .collect::<io::Result<_>>()?;
+            for (i, segment) in (first..).zip(fresh) {
+                let old = previous.get_mut(i).and_then(Option::take);
+                let segment = match segment {
+                    Some(segment) => {
+                        compressed += 1;
+                        segment
+                    }
+                    None => {
+                        reused += 1;
+                        // Only a segment found at `i` in the previous call is reused.
+                        old.ok_or_else(|| io::Error::other("gzip cache: reused segment lost"))?
+                    }
+                };
+                out.extend_from_slice(&segment.deflated);
+                crc.combine(&segment.crc);
+                if keep {
+                    kept.push(segment);
+                }
+            }
         }
         // An empty final block with fixed codes: BFINAL=1, BTYPE=01, end-of-block.
         out.extend_from_slice(&[0x03, 0x00]);
         out.extend_from_slice(&crc.sum().to_le_bytes());
         // ISIZE is the length modulo 2^32, as RFC 1952 defines it.
-        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-        self.segments = segments;
+        out.extend_from_slice(&(text.len as u32).to_le_bytes());
+        self.segments = kept;
+        self.reused = reused;
+        self.compressed = compressed;
         Ok(out)
     }
 }
@@ -158,18 +200,101 @@ fn header() -> io::Result<Vec<u8>> {
     Ok(empty[..10].to_vec())
 }
 
-/// The end offsets of the segments of `bytes` (the last one is `bytes.len()`).
+/// The text to compress, read where it lies: in the chunks it was given as (a config's frame
+/// lines and per-monitor parts), never laid end to end as a whole.
+struct Text<'t> {
+    /// The non-empty chunks, in order.
+    chunks: Vec<&'t [u8]>,
+    /// Where each of `chunks` starts in the text.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl<'t> Text<'t> {
+    fn new(chunks: &[&'t str]) -> Self {
+        let chunks: Vec<&[u8]> = chunks
+            .iter()
+            .map(|c| c.as_bytes())
+            .filter(|c| !c.is_empty())
+            .collect();
+        let mut len = 0;
+        let starts = chunks
+            .iter()
+            .map(|c| {
+                let start = len;
+                len += c.len();
+                start
+            })
+            .collect();
+        Text {
+            chunks,
+            starts,
+            len,
+        }
+    }
+
+    /// The index of the chunk holding byte `pos` of the text (below its length).
+    fn chunk_of(&self, pos: usize) -> usize {
+        // The first chunk starts at 0 <= pos, so at least one start is counted.
+        self.starts.partition_point(|&s| s <= pos).saturating_sub(1)
+    }
+
+    /// The end of the line holding byte `start` (just past its newline), `None` when no
+    /// newline follows.
+    fn line_end_after(&self, start: usize) -> Option<usize> {
+        if start >= self.len {
+            return None;
+        }
+        let first = self.chunk_of(start);
+        let mut from = start - self.starts[first];
+        for (chunk, chunk_start) in self.chunks[first..].iter().zip(&self.starts[first..]) {
+            if let Some(i) = memchr::memchr(b'\n', &chunk[from..]) {
+                return Some(chunk_start + from + i + 1);
+            }
+            from = 0;
+        }
+        None
+    }
+
+    /// Bytes `range` of the text: borrowed from its chunk when one chunk holds them all,
+    /// copied into `buffer` otherwise.
+    fn bytes<'b>(&'b self, range: Range<usize>, buffer: &'b mut Vec<u8>) -> &'b [u8] {
+        if range.is_empty() {
+            return &[];
+        }
+        let first = self.chunk_of(range.start);
+        let offset = range.start - self.starts[first];
+        if let Some(within) = self.chunks[first].get(offset..offset + range.len()) {
+            return within;
+        }
+        buffer.clear();
+        buffer.reserve(range.len());
+        let mut from = offset;
+        for chunk in &self.chunks[first..] {
+            let wanted = range.len() - buffer.len();
+            let piece = &chunk[from..];
+            buffer.extend_from_slice(&piece[..wanted.min(piece.len())]);
+            if buffer.len() == range.len() {
+                break;
+            }
+            from = 0;
+        }
+        buffer
+    }
+}
+
+/// The end offsets of the segments of `text` (the last one is its length).
 ///
 /// A segment ends after the first line that starts at least [`SEGMENT_BYTES`] into it and
 /// whose hash has its [`CUT_MASK`] bits zero; text before that point is not even read, so
 /// finding the cuts of a 50 MB config costs next to nothing.
-fn cut_points(bytes: &[u8]) -> Vec<usize> {
-    let line_end_after =
-        |start: usize| memchr::memchr(b'\n', &bytes[start..]).map(|i| start + i + 1);
+fn cut_points(text: &Text<'_>) -> Vec<usize> {
     let mut cuts = Vec::new();
+    // A line spread over several chunks is copied here to be hashed.
+    let mut line = Vec::new();
     let mut segment_start = 0;
-    while bytes.len() - segment_start > SEGMENT_BYTES {
-        let Some(first_line) = line_end_after(segment_start + SEGMENT_BYTES) else {
+    while text.len - segment_start > SEGMENT_BYTES {
+        let Some(first_line) = text.line_end_after(segment_start + SEGMENT_BYTES) else {
             break;
         };
         // Text whose lines never qualify (all alike) is still cut, at four times the minimum.
@@ -177,21 +302,22 @@ fn cut_points(bytes: &[u8]) -> Vec<usize> {
         let mut line_start = first_line;
         let mut cut = None;
         // A last line without its newline never ends a segment.
-        while let Some(line_end) = line_end_after(line_start) {
-            if line_hash(&bytes[line_start..line_end]) & CUT_MASK == 0 || line_end >= give_up {
+        while let Some(line_end) = text.line_end_after(line_start) {
+            let hash = line_hash(text.bytes(line_start..line_end, &mut line));
+            if hash & CUT_MASK == 0 || line_end >= give_up {
                 cut = Some(line_end);
                 break;
             }
             line_start = line_end;
         }
         let Some(end) = cut else { break };
-        if end >= bytes.len() {
+        if end >= text.len {
             break;
         }
         cuts.push(end);
         segment_start = end;
     }
-    cuts.push(bytes.len());
+    cuts.push(text.len);
     cuts
 }
 
@@ -213,9 +339,6 @@ fn line_hash(line: &[u8]) -> u64 {
     // The high bits are the best mixed: fold them down onto the bits CUT_MASK tests.
     hash ^ (hash >> 32) ^ (hash >> 47)
 }
-
-/// A segment still to compress: the text before it (up to [`WINDOW`]) and its own.
-type Pending<'t> = (&'t [u8], &'t [u8]);
 
 /// Raw deflate of `piece`, ended by a sync flush (byte-aligned, not final), free to refer
 /// back into `primer`, the text just before it.
@@ -296,7 +419,7 @@ mod tests {
     #[test]
     fn a_large_text_is_cut_into_segments_and_round_trips() {
         let text = jobs(40_000, "30s");
-        let cuts = cut_points(text.as_bytes());
+        let cuts = cut_points(&Text::new(&[&text]));
         assert!(cuts.len() > 4, "{} segments", cuts.len());
         assert_eq!(cuts.last(), Some(&text.len()));
         let bytes = gzip(&text).expect("gzip");
@@ -339,5 +462,139 @@ mod tests {
             cache.compressed
         );
         assert!(cache.reused >= segments - 2);
+    }
+
+    /// `text` cut into chunks by `lengths` (cycled), each end moved forward to a character
+    /// boundary; zero lengths give empty chunks.
+    fn split<'t>(text: &'t str, lengths: &[usize]) -> Vec<&'t str> {
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        for &len in lengths.iter().cycle() {
+            if start == text.len() {
+                break;
+            }
+            let mut end = (start + len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            chunks.push(&text[start..end]);
+            start = end;
+        }
+        chunks
+    }
+
+    /// Pseudo-random chunk lengths up to `max`, one in eight zero.
+    fn random_lengths(seed: u64, max: usize) -> Vec<usize> {
+        let mut state = seed;
+        (0..1000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if state.is_multiple_of(8) {
+                    0
+                } else {
+                    (state >> 8) as usize % max
+                }
+            })
+            .collect()
+    }
+
+    /// A config-like text of several MB, with multi-byte characters and lines long and short.
+    fn config_like() -> String {
+        let mut text = jobs(40_000, "30s");
+        text.insert_str(
+            3_000_000,
+            &format!("      comment: \"é{}\"\n", "ü".repeat(70_000)),
+        );
+        text
+    }
+
+    #[test]
+    fn compressing_chunks_gives_the_bytes_of_compressing_their_concatenation() {
+        let text = config_like();
+        let whole = gzip(&text).expect("gzip");
+        assert!(cut_points(&Text::new(&[&text])).len() > 8);
+        let splits = [
+            split(&text, &random_lengths(1, 5000)),
+            split(&text, &random_lengths(2, 300_000)),
+            // Cuts every few bytes, inside lines and characters.
+            split(&text, &random_lengths(3, 16)),
+            // Two chunks, the cut inside a line.
+            split(&text, &[text.len() / 2 + 7, text.len()]),
+            vec!["", &text, ""],
+        ];
+        for (n, chunks) in splits.iter().enumerate() {
+            assert_eq!(chunks.concat(), text);
+            let mut cache = GzipCache::default();
+            assert!(
+                cache.compress_chunks(chunks).expect("gzip") == whole,
+                "split {n}"
+            );
+            assert_eq!(cache.reused, 0);
+            assert!(gzip_chunks(chunks).expect("gzip") == whole, "split {n}");
+        }
+        for text in ["", "a", "server: {}\n"] {
+            for chunks in [vec![text], vec!["", text, ""], split(text, &[1])] {
+                assert_eq!(
+                    gzip_chunks(&chunks).expect("gzip"),
+                    gzip(text).expect("gzip")
+                );
+            }
+        }
+        for nothing in [vec![], vec![""], vec!["", ""]] {
+            assert_eq!(
+                gzip_chunks(&nothing).expect("gzip"),
+                gzip("").expect("gzip")
+            );
+        }
+    }
+
+    #[test]
+    fn a_warm_cache_reuses_the_same_segments_whatever_the_chunks() {
+        let before = config_like();
+        let after = before.replacen(
+            "sm-20000/0\n      scrape_interval: '30s'",
+            "sm-20000/0\n      scrape_interval: '1m30s'",
+            1,
+        );
+        // The reference: the whole texts through one cache.
+        let mut whole = GzipCache::default();
+        whole.compress(&before).expect("gzip");
+        let expected = whole.compress(&after).expect("gzip");
+        assert!(
+            whole.compressed <= 2 && whole.reused > 8,
+            "{} reused, {} compressed",
+            whole.reused,
+            whole.compressed
+        );
+
+        let mut chunked = GzipCache::default();
+        chunked
+            .compress_chunks(&split(&before, &random_lengths(4, 5000)))
+            .expect("gzip");
+        assert_eq!(chunked.compressed, whole.reused + whole.compressed);
+        // Split differently the second time: the identity of a segment is its text.
+        let second = chunked
+            .compress_chunks(&split(&after, &random_lengths(5, 3000)))
+            .expect("gzip");
+        assert!(second == expected, "same bytes as the whole text");
+        assert_eq!(
+            (chunked.reused, chunked.compressed),
+            (whole.reused, whole.compressed)
+        );
+        assert_eq!(gunzip(&second), after);
+
+        // A whole text, then the same segments in chunks: found again.
+        let mut mixed = GzipCache::default();
+        mixed.compress(&before).expect("gzip");
+        let third = mixed
+            .compress_chunks(&split(&after, &random_lengths(6, 700)))
+            .expect("gzip");
+        assert!(third == expected);
+        assert_eq!(
+            (mixed.reused, mixed.compressed),
+            (whole.reused, whole.compressed)
+        );
     }
 }
