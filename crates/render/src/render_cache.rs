@@ -433,6 +433,9 @@ impl Monitor<'_> {
         for job in &list {
             yaml::write_sequence_item_of(&mut text, job, indent)?;
         }
+        // The cache keeps it as long as the monitor is unchanged: without the slack of the
+        // writes that grew it (about 30% at 10k ServiceMonitors).
+        text.shrink_to_fit();
         Ok(Ok(text))
     }
 }
