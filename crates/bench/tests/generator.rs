@@ -249,9 +249,9 @@ fn monitor_by_monitor_rendering_on_every_core_gives_the_typed_documents_text() {
     let once = render::render_cache::render_metrics_text(h)
         .expect("yaml")
         .expect("metrics config");
-    assert!(once.text == expected, "the texts differ");
+    assert!(once.text.as_str() == expected, "the texts differ");
     let mut cache = render::render_cache::MetricsConfigCache::new();
     let (cached, stats) = cache.render(h).expect("yaml").expect("metrics config");
-    assert!(cached.text == expected, "the cached text differs");
+    assert!(cached.text.as_str() == expected, "the cached text differs");
     assert_eq!(stats.misses, p.service_monitors + p.pod_monitors + p.probes);
 }

@@ -492,7 +492,7 @@ impl JobIndex {
             } else {
                 continue;
             };
-            let Ok(doc) = serde_saphyr::from_str::<AgentYml>(&config.text) else {
+            let Ok(doc) = serde_saphyr::from_str::<AgentYml>(config.text.as_str()) else {
                 continue;
             };
             let section = if config.secret_name.ends_with("-logs-config") {

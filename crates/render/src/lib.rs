@@ -19,6 +19,7 @@
 pub mod admission;
 pub mod assets;
 pub mod config;
+pub mod config_text;
 pub mod dependencies;
 pub mod desired;
 pub mod discover;

@@ -55,7 +55,10 @@ pub fn configs_stream(plans: &[Plan]) -> String {
                 "---\n# Secret {}/{}\n",
                 p.agent.namespace, c.secret_name
             ));
-            out.push_str(&c.text);
+            // Piece by piece: a config in pieces is not laid out for this.
+            for chunk in c.text.chunks() {
+                out.push_str(chunk);
+            }
         }
     }
     out

@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{self, Rendered};
+use crate::config_text::ConfigText;
 use crate::desired::{
     AGENT_NAME_LABEL, CONFIG_KEY, DesiredObject, GZIP_THRESHOLD, MANAGED_BY_LABEL,
     MANAGED_BY_VALUE, PlanOptions, PlannedObject, SECRET_SIZE_LIMIT, Subsystem, assets_secret_name,
@@ -30,7 +31,9 @@ pub struct RenderedConfig {
     pub secret_name: String,
     /// Whose config it is: metrics, logs or integrations.
     pub subsystem: Subsystem,
-    pub text: String,
+    /// Through the metrics cache, still in pieces: laid out by the first
+    /// [`ConfigText::as_str`] (a controller never reads it).
+    pub text: ConfigText,
 }
 
 /// Everything one GrafanaAgent should have.
@@ -87,32 +90,43 @@ struct Planner<'a> {
 /// The bytes a config Secret stores for `text` (gzip-compressed above [`GZIP_THRESHOLD`]),
 /// or why it cannot be stored: the message names the Secret, the sizes and the fix.
 pub fn config_secret_data(name: &str, text: &str) -> Result<Vec<u8>, String> {
-    config_secret_data_with(name, text, None)
+    secret_data_of_chunks(name, &[text], text.len(), None)
 }
 
 /// [`config_secret_data`], compressing with `cache` (only the parts of `text` that changed
-/// since its previous use are compressed again; the bytes are the same).
+/// since its previous use are compressed again; the bytes are the same). A text in pieces is
+/// compressed from its pieces, never laid out.
 pub fn config_secret_data_with(
     name: &str,
-    text: &str,
+    text: &ConfigText,
     cache: Option<&mut GzipCache>,
 ) -> Result<Vec<u8>, String> {
-    let compressed = text.len() > GZIP_THRESHOLD;
+    secret_data_of_chunks(name, &text.chunks(), text.len(), cache)
+}
+
+/// [`config_secret_data_with`] of the text made of `chunks`, `len` bytes in all.
+fn secret_data_of_chunks(
+    name: &str,
+    chunks: &[&str],
+    len: usize,
+    cache: Option<&mut GzipCache>,
+) -> Result<Vec<u8>, String> {
+    let compressed = len > GZIP_THRESHOLD;
     let bytes = if compressed {
         match cache {
-            Some(cache) => cache.compress(text),
-            None => gzip::gzip(text),
+            Some(cache) => cache.compress_chunks(chunks),
+            None => gzip::gzip_chunks(chunks),
         }
         .map_err(|e| format!("Secret {name}: gzip failed: {e}"))?
     } else {
-        text.as_bytes().to_vec()
+        chunks.concat().into_bytes()
     };
     if bytes.len() > SECRET_SIZE_LIMIT {
         return Err(format!(
             "config Secret {name} would hold {} bytes{} (agent.yml is {} bytes), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret; split the monitors between several GrafanaAgents",
             bytes.len(),
             if compressed { " gzip-compressed" } else { "" },
-            text.len(),
+            len,
         ));
     }
     Ok(bytes)
@@ -183,7 +197,7 @@ impl Planner<'_> {
         // The typed document can be as large as its text: free it before compressing.
         drop(config);
         match text {
-            Ok(text) => self.config_secret_text(subsystem, text, rejections, None),
+            Ok(text) => self.config_secret_text(subsystem, text.into(), rejections, None),
             Err(e) => {
                 self.rejections.extend(rejections);
                 self.yaml_failed(subsystem, &e);
@@ -207,7 +221,7 @@ impl Planner<'_> {
     fn config_secret_text(
         &mut self,
         subsystem: Subsystem,
-        text: String,
+        text: ConfigText,
         rejections: Vec<Rejection>,
         gzip_cache: Option<&mut GzipCache>,
     ) {
@@ -401,7 +415,7 @@ mod tests {
         let store = loader.finish().store;
         let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
         let oversized = RenderedText {
-            text: incompressible(SECRET_SIZE_LIMIT * 2),
+            text: incompressible(SECRET_SIZE_LIMIT * 2).into(),
             rejections: Vec::new(),
         };
         let p = plan_with_metrics(
@@ -425,6 +439,41 @@ mod tests {
         // The same agent with a config that fits gets its Secret.
         let p = plan(&discovery, &PlanOptions::default());
         assert!(p.objects.iter().any(|o| o.name() == "big-config"));
+    }
+
+    /// Through the cache, the metrics config is gzipped from its parts, never laid out, and
+    /// its Secret is the one rendered without the cache.
+    #[test]
+    fn the_cached_metrics_config_is_stored_from_its_parts_as_rendered_in_full() {
+        let mut text = "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec:\n  serviceMonitorNamespaceSelector: {}\n  serviceMonitorSelector: {}\n".to_owned();
+        for i in 0..300 {
+            text.push_str(&format!(
+                "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: sm-{i}, namespace: ns-{}, resourceVersion: \"1\"}}\nspec:\n  selector: {{matchLabels: {{app: sm-{i}}}}}\n  endpoints:\n  - port: web\n  - port: admin\n    interval: 15s\n",
+                i % 7
+            ));
+        }
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", &text);
+        let store = loader.finish().store;
+        let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
+        let opts = PlanOptions::default();
+        let secret = |p: &Plan| {
+            p.objects
+                .iter()
+                .find(|o| o.name() == "big-config")
+                .cloned()
+                .expect("the config Secret")
+        };
+        let full = plan(&discovery, &opts);
+        let mut cache = MetricsConfigCache::new();
+        for _ in 0..2 {
+            let cached = plan_with_metrics(&discovery, &opts, MetricsConfig::Cache(&mut cache));
+            let config = &cached.configs[0];
+            assert!(config.text.len() > GZIP_THRESHOLD, "{}", config.text.len());
+            assert!(!config.text.is_laid_out());
+            assert!(secret(&cached) == secret(&full));
+            assert_eq!(config.text.as_str(), full.configs[0].text.as_str());
+        }
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //!
 //! Each monitor's scrape jobs are a pure function of the monitor and its [`ScrapeContext`]
 //! (see [`crate::config::metrics`]). [`MetricsConfigCache`] keeps, per monitor, its jobs
-//! already written as YAML, and reassembles the config text from those parts around a freshly
-//! rendered frame (server, global, remote_write, instance settings). After one edited
-//! ServiceMonitor, only that monitor is rendered again; the others cost a map lookup and a
-//! copy of their text.
+//! already written as YAML, and gives the config text as a freshly rendered frame (server,
+//! global, remote_write, instance settings) with those parts in place, shared, not copied (a
+//! [`ConfigText`]: gzipped from its pieces, laid out only if read). After one edited
+//! ServiceMonitor, only that monitor is rendered again; the others cost a map lookup.
 //!
 //! A cached part is reused when all of these are unchanged:
 //! * the monitor (kind, namespace, name) and its `metadata.resourceVersion` (the API server
@@ -37,6 +37,7 @@ use crate::config::metrics::{
     self, InstanceConfig, ScrapeConfigEntry, ScrapeContext, SectionOptions,
 };
 use crate::config::{AgentConfig, ServerConfig};
+use crate::config_text::{ConfigText, RenderedPart};
 use crate::discover::Hierarchy;
 use crate::gzip::GzipCache;
 use crate::input_ref::{InputRef, Kind};
@@ -47,7 +48,8 @@ use kube::core::Resource;
 /// A rendered metrics agent.yml and what rendering it left out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderedText {
-    pub text: String,
+    /// From the cache, the frame and the cached parts, not laid out (see [`ConfigText`]).
+    pub text: ConfigText,
     pub rejections: Vec<Rejection>,
 }
 
@@ -70,7 +72,7 @@ struct Part {
     version: Version,
     /// Hash of the context and of the monitor namespace's resolved values.
     context: u64,
-    output: Arc<Result<String, Rejection>>,
+    output: RenderedPart,
     /// The render that last used it, to evict parts of monitors no longer selected.
     seen: u64,
 }
@@ -155,6 +157,7 @@ impl MetricsConfigCache {
                 ..CacheStats::default()
             };
             let rejections = rendered.rejections;
+            let text = ConfigText::from(text);
             return Ok(Some((RenderedText { text, rejections }, stats)));
         }
 
@@ -254,7 +257,7 @@ impl MetricsConfigCache {
             }
             outputs.push(Some(output));
         }
-        let slots: Vec<Vec<Arc<Result<String, Rejection>>>> = slots
+        let slots: Vec<Vec<RenderedPart>> = slots
             .into_iter()
             .map(|parts| {
                 parts
@@ -294,23 +297,13 @@ impl MetricsConfigCache {
             }
         }
         let text = if self.forget {
-            assemble_freeing(&frame, slots)
+            ConfigText::from(assemble_freeing(&frame, slots))
         } else {
-            let mut pieces: Vec<&str> = Vec::new();
-            for line in frame.split_inclusive('\n') {
-                match slot_of(line) {
-                    Some(slot) => pieces.extend(
-                        slots
-                            .get(slot)
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|part| part.as_ref().as_ref().ok())
-                            .map(String::as_str),
-                    ),
-                    None => pieces.push(line),
-                }
-            }
-            concat_on_every_core(&pieces)
+            // The parts stay where the cache holds them: the text is gzipped from the pieces
+            // (a controller never reads it), and laid out only if someone reads it.
+            ConfigText::from_frame(frame, |line| {
+                slot_of(line).map(|slot| slots.get(slot).map_or(&[][..], Vec::as_slice))
+            })
         };
         Ok(Some((RenderedText { text, rejections }, stats)))
     }
@@ -319,7 +312,7 @@ impl MetricsConfigCache {
 /// The frame with every slot replaced by its parts, each part freed as soon as it is copied
 /// (a one-off render keeps nothing, and its peak memory is then the text and the parts not
 /// yet copied, not both in full).
-fn assemble_freeing(frame: &str, mut slots: Vec<Vec<Arc<Result<String, Rejection>>>>) -> String {
+fn assemble_freeing(frame: &str, mut slots: Vec<Vec<RenderedPart>>) -> String {
     let parts_len: usize = slots
         .iter()
         .flatten()
@@ -344,57 +337,6 @@ fn assemble_freeing(frame: &str, mut slots: Vec<Vec<Arc<Result<String, Rejection
         }
     }
     text
-}
-
-/// Texts below this are concatenated on the calling thread.
-const PARALLEL_CONCAT_BYTES: usize = 4 * 1024 * 1024;
-
-/// `pieces` concatenated, the copying (and the page faults of a fresh buffer of tens of MB,
-/// which cost more than the copy) shared between rayon's workers.
-fn concat_on_every_core(pieces: &[&str]) -> String {
-    let total: usize = pieces.iter().map(|p| p.len()).sum();
-    let workers = rayon::current_num_threads();
-    if workers == 1 || total < PARALLEL_CONCAT_BYTES {
-        return pieces.concat();
-    }
-    // Zeroed memory comes straight from the kernel, untouched: the workers fault it in.
-    let mut bytes = vec![0u8; total];
-    // One run of whole pieces of about total/workers bytes per worker, with its part of
-    // the output.
-    let mut runs: Vec<(&mut [u8], &[&str])> = Vec::with_capacity(workers);
-    let mut rest: &mut [u8] = &mut bytes;
-    let mut pieces = pieces;
-    while !pieces.is_empty() {
-        let share = if runs.len() + 1 == workers {
-            pieces.len()
-        } else {
-            let goal = total / workers;
-            let mut sum = 0;
-            let fitting = pieces
-                .iter()
-                .take_while(|p| {
-                    sum += p.len();
-                    sum <= goal
-                })
-                .count();
-            fitting.max(1)
-        };
-        let (run, later) = pieces.split_at(share);
-        let run_len: usize = run.iter().map(|p| p.len()).sum();
-        let (out, tail) = std::mem::take(&mut rest).split_at_mut(run_len);
-        runs.push((out, run));
-        rest = tail;
-        pieces = later;
-    }
-    runs.into_par_iter().for_each(|(out, run)| {
-        let mut at = 0;
-        for piece in run {
-            out[at..at + piece.len()].copy_from_slice(piece.as_bytes());
-            at += piece.len();
-        }
-    });
-    // Whole strings laid end to end are UTF-8; the check is the price of no `unsafe`.
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// One monitor of any kind, to render its part.
@@ -450,7 +392,7 @@ struct Miss<'h> {
 
 /// A monitor's place in its instance's list of parts.
 enum Slot {
-    Ready(Arc<Result<String, Rejection>>),
+    Ready(RenderedPart),
     /// Index into the monitors rendered in this call.
     Miss(usize),
 }
@@ -649,7 +591,7 @@ spec:
     fn full(h: &Hierarchy) -> RenderedText {
         let rendered = metrics::render(h).expect("metrics config");
         RenderedText {
-            text: yaml::to_string(&rendered.config).expect("yaml"),
+            text: yaml::to_string(&rendered.config).expect("yaml").into(),
             rejections: rendered.rejections,
         }
     }
@@ -659,7 +601,7 @@ spec:
     }
 
     fn assert_same(a: &RenderedText, b: &RenderedText) {
-        pretty_assertions::assert_eq!(a.text, b.text);
+        pretty_assertions::assert_eq!(a.text.as_str(), b.text.as_str());
         let sorted = |r: &[Rejection]| {
             let mut r = r.to_vec();
             r.sort();
@@ -674,12 +616,12 @@ spec:
         let h = hierarchy(&monitors());
         let expected = full(&h);
         assert!(
-            expected.text.contains("serviceMonitor/b/three/1"),
+            expected.text.as_str().contains("serviceMonitor/b/three/1"),
             "{}",
             expected.text
         );
-        assert!(expected.text.contains("podMonitor/b/pods/0"));
-        assert!(expected.text.contains("probe/a/site"));
+        assert!(expected.text.as_str().contains("podMonitor/b/pods/0"));
+        assert!(expected.text.as_str().contains("probe/a/site"));
         assert!(
             expected
                 .rejections
@@ -690,6 +632,15 @@ spec:
         );
         let mut cache = MetricsConfigCache::new();
         let (first, stats) = cached(&mut cache, &h);
+        // The frame and the parts, not laid out until read.
+        assert!(!first.text.is_laid_out());
+        let chunks = first.text.chunks();
+        assert_eq!(
+            chunks.len(),
+            7,
+            "the frame and 6 monitors' jobs: {chunks:?}"
+        );
+        assert_eq!(chunks.concat(), expected.text.as_str());
         assert_same(&first, &expected);
         assert_eq!((stats.hits, stats.misses), (0, 7));
         let (second, stats) = cached(&mut cache, &h);
@@ -710,7 +661,7 @@ spec:
         assert_eq!((stats.hits, stats.misses), (6, 1));
         assert_same(&text, &full(&h));
         assert!(
-            text.text.contains("scrape_interval: '15s'"),
+            text.text.as_str().contains("scrape_interval: '15s'"),
             "{}",
             text.text
         );
@@ -741,7 +692,7 @@ spec:
         let (text, stats) = cached(&mut cache, &h);
         // three, four and the PodMonitor live in namespace b.
         assert_eq!((stats.hits, stats.misses), (4, 3));
-        assert!(text.text.contains("username: robert"));
+        assert!(text.text.as_str().contains("username: robert"));
         assert_same(&text, &full(&h));
     }
 
@@ -752,7 +703,7 @@ spec:
         let h = hierarchy(&monitors().replace("  metrics:\n", "  metrics:\n    shards: 3\n"));
         let (text, stats) = cached(&mut cache, &h);
         assert_eq!((stats.hits, stats.misses), (0, 7));
-        assert!(text.text.contains("modulus: 3"));
+        assert!(text.text.as_str().contains("modulus: 3"));
         assert_same(&text, &full(&h));
     }
 
@@ -765,7 +716,7 @@ spec:
         let (text, stats) = cached(&mut cache, &h);
         assert_eq!((stats.misses, stats.evicted), (0, 1));
         assert_eq!(cache.len(), 6);
-        assert!(!text.text.contains("serviceMonitor/a/two/"));
+        assert!(!text.text.as_str().contains("serviceMonitor/a/two/"));
         assert_same(&text, &full(&h));
     }
 
@@ -779,7 +730,7 @@ spec:
         let mut cache = MetricsConfigCache::new();
         let (text, stats) = cached(&mut cache, &h);
         assert_eq!(stats, CacheStats::default());
-        assert!(!text.text.contains("scrape_configs"));
+        assert!(!text.text.as_str().contains("scrape_configs"));
         assert_same(&text, &full(&h));
     }
 
@@ -794,7 +745,7 @@ spec:
         let (rendered, stats) = cached(&mut cache, &h);
         assert!(stats.bypassed);
         assert!(
-            rendered.text.contains("job_name: extra"),
+            rendered.text.as_str().contains("job_name: extra"),
             "{}",
             rendered.text
         );
@@ -817,19 +768,5 @@ spec:
                 .expect("yaml")
                 .is_none()
         );
-    }
-
-    #[test]
-    fn concatenating_on_every_core_gives_the_pieces_in_order() {
-        // Above the parallel threshold, with pieces of uneven length and multi-byte text.
-        let pieces: Vec<String> = (0..40_000)
-            .map(|i| format!("- job_name: m/ns-{i}/é{}\n", "x".repeat(i % 300)))
-            .collect();
-        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
-        let expected = refs.concat();
-        assert!(expected.len() > PARALLEL_CONCAT_BYTES);
-        assert_eq!(concat_on_every_core(&refs), expected);
-        assert_eq!(concat_on_every_core(&refs[..3]), refs[..3].concat());
-        assert_eq!(concat_on_every_core(&[]), "");
     }
 }

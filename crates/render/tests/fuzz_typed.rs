@@ -809,7 +809,7 @@ fn render_case(input: &Manifests) -> Result<(), TestCaseError> {
     );
     for plan in &plans {
         for config in &plan.configs {
-            if let Err(e) = serde_saphyr::from_str::<Value>(&config.text) {
+            if let Err(e) = serde_saphyr::from_str::<Value>(config.text.as_str()) {
                 return Err(TestCaseError::fail(format!(
                     "{} of {} does not parse: {e}\n{}",
                     config.secret_name, plan.agent, config.text

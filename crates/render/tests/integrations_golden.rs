@@ -87,6 +87,7 @@ spec:
     assert!(plans[0].rejections.is_empty(), "{:?}", plans[0].rejections);
     assert!(
         ds.text
+            .as_str()
             .ends_with("  node_exporter_configs:\n  - instance: first\n  - instance: second\n"),
         "{}",
         ds.text

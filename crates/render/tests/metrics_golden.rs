@@ -54,7 +54,8 @@ fn config_secret(monitors: usize) -> (Vec<u8>, String) {
         .find(|c| c.secret_name == "agent-config")
         .expect("metrics config")
         .text
-        .clone();
+        .as_str()
+        .to_owned();
     let bytes = plan
         .objects
         .iter()

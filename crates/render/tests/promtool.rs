@@ -174,7 +174,7 @@ fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
             .ok_or_else(|| format!("agent {} not in the input", plan.agent))?;
         let env = shard_zero_env(agent);
         for config in &plan.configs {
-            let expanded = expand_reloader_env(&config.text, &env)
+            let expanded = expand_reloader_env(config.text.as_str(), &env)
                 .map_err(|e| format!("{}: {e}", config.secret_name))?;
             let parsed: Value = serde_saphyr::from_str(&expanded)
                 .map_err(|e| format!("{}: not YAML: {e}", config.secret_name))?;

@@ -1094,6 +1094,7 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
     assert!(
         config
             .text
+            .as_str()
             .contains("  node_exporter_configs:\n  - x: 1\n  redis_exporter_configs:\n  - z: 2\n"),
         "{}",
         config.text

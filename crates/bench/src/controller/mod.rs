@@ -545,7 +545,10 @@ fn expected_jobs(params: &Params) -> Result<Vec<String>> {
         .find(|c| c.secret_name == config_secret())
         .context("no metrics config planned")?
         .text;
-    Ok(job_names(text).into_iter().map(str::to_owned).collect())
+    Ok(job_names(text.as_str())
+        .into_iter()
+        .map(str::to_owned)
+        .collect())
 }
 
 /// Percentile `p` (0-100) of `values` (nearest rank); zero for none.

@@ -81,7 +81,10 @@ pub fn render_case(dir: &Path) -> CaseOutput {
     );
     for p in &plans {
         for c in &p.configs {
-            files.insert(format!("config-{}.yaml", c.secret_name), c.text.clone());
+            files.insert(
+                format!("config-{}.yaml", c.secret_name),
+                c.text.as_str().to_owned(),
+            );
         }
     }
     let mut diagnostics: Vec<String> = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
