@@ -138,6 +138,29 @@ fn rejected_objects(rejections: &[&Rejection]) -> (Vec<RejectedObject>, i32) {
 }
 
 /// The rejections of the objects in `members`, in the order given.
+/// What an agent's entry in an instance or Integration says besides its counts: `Reconciled`
+/// from the rejections among `members` (the object and what it selects), and those listed.
+struct Verdict {
+    conditions: Vec<Condition>,
+    rejected_objects: Vec<RejectedObject>,
+    rejected_total: i32,
+}
+
+fn verdict(
+    rejections: &[Rejection],
+    members: &BTreeSet<InputRef>,
+    ok_message: &str,
+    generation: Option<i64>,
+) -> Verdict {
+    let mine = of_members(rejections, members);
+    let (rejected_objects, rejected_total) = rejected_objects(&mine);
+    Verdict {
+        conditions: vec![reconciled(&mine, ok_message.to_owned(), generation)],
+        rejected_objects,
+        rejected_total,
+    }
+}
+
 fn of_members<'a>(rejections: &'a [Rejection], members: &BTreeSet<InputRef>) -> Vec<&'a Rejection> {
     rejections
         .iter()
@@ -204,20 +227,18 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
                         .map(|m| InputRef::of(Kind::Probe, m.as_ref())),
                 )
                 .collect();
-            let mine = of_members(rejections, &members);
-            let (listed, total) = rejected_objects(&mine);
-            let generation = node.instance.metadata.generation;
+            let v = verdict(rejections, &members, &ok, node.instance.metadata.generation);
             SharedEntry {
                 object,
                 subsystem: Some(Subsystem::Metrics),
                 entry: MetricsInstanceAgentStatus {
                     agent: agent.clone(),
-                    conditions: vec![reconciled(&mine, ok.clone(), generation)],
+                    conditions: v.conditions,
                     service_monitors: count(node.service_monitors.len()),
                     pod_monitors: count(node.pod_monitors.len()),
                     probes: count(node.probes.len()),
-                    rejected_objects: listed,
-                    rejected_total: total,
+                    rejected_objects: v.rejected_objects,
+                    rejected_total: v.rejected_total,
                 },
             }
         })
@@ -235,18 +256,16 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
                         .map(|p| InputRef::of(Kind::PodLogs, p.as_ref())),
                 )
                 .collect();
-            let mine = of_members(rejections, &members);
-            let (listed, total) = rejected_objects(&mine);
-            let generation = node.instance.metadata.generation;
+            let v = verdict(rejections, &members, &ok, node.instance.metadata.generation);
             SharedEntry {
                 object,
                 subsystem: Some(Subsystem::Logs),
                 entry: LogsInstanceAgentStatus {
                     agent: agent.clone(),
-                    conditions: vec![reconciled(&mine, ok.clone(), generation)],
+                    conditions: v.conditions,
                     pod_logs: count(node.pod_logs.len()),
-                    rejected_objects: listed,
-                    rejected_total: total,
+                    rejected_objects: v.rejected_objects,
+                    rejected_total: v.rejected_total,
                 },
             }
         })
@@ -257,17 +276,16 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
         .iter()
         .map(|integration| {
             let object = InputRef::of(Kind::Integration, integration.as_ref());
-            let mine = of_members(rejections, &BTreeSet::from([object.clone()]));
-            let (listed, total) = rejected_objects(&mine);
-            let generation = integration.metadata.generation;
+            let members = BTreeSet::from([object.clone()]);
+            let v = verdict(rejections, &members, &ok, integration.metadata.generation);
             SharedEntry {
                 object,
                 subsystem: Some(Subsystem::integrations(integration.spec.type_.all_nodes)),
                 entry: IntegrationAgentStatus {
                     agent: agent.clone(),
-                    conditions: vec![reconciled(&mine, ok.clone(), generation)],
-                    rejected_objects: listed,
-                    rejected_total: total,
+                    conditions: v.conditions,
+                    rejected_objects: v.rejected_objects,
+                    rejected_total: v.rejected_total,
                 },
             }
         })
