@@ -145,20 +145,24 @@ impl OwnWrites {
         still_there: bool,
     ) -> bool {
         let meta = object.meta();
-        if !still_there || meta.deletion_timestamp.is_some() {
-            return false;
-        }
         let Some(name) = &meta.name else {
             return false;
         };
         let namespace = meta.namespace.as_deref().unwrap_or_default();
         let key = Self::key(kind_name(&K::kind(&())), namespace, name);
-        match self
-            .left
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-        {
+        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        if !still_there {
+            // Gone (garbage-collected with its agent, say): nothing to remember, unless a
+            // write of it is in flight (a workload deleted to be recreated).
+            if left.get(&key) != Some(&Left::Writing) {
+                left.remove(&key);
+            }
+            return false;
+        }
+        if meta.deletion_timestamp.is_some() {
+            return false;
+        }
+        match left.get(&key) {
             Some(Left::Writing) => true,
             Some(Left::Version(v)) => meta.resource_version.as_ref() == Some(v),
             None => false,
@@ -523,10 +527,23 @@ mod tests {
             Some(Left::Version("6".to_owned())),
         );
         assert!(own.is_echo(&live_secret("6", false), true));
-        // Someone else's write after ours, a deletion, a deletion in progress.
+        // Someone else's write after ours, a deletion in progress, a deletion.
         assert!(!own.is_echo(&live_secret("7", false), true));
-        assert!(!own.is_echo(&live_secret("6", false), false));
         assert!(!own.is_echo(&live_secret("6", true), true));
+        assert!(!own.is_echo(&live_secret("6", false), false));
+        // A deleted object is forgotten: the same version seen again is no echo.
+        assert!(!own.is_echo(&live_secret("6", false), true));
+        // ... unless the operator was writing it (deleted to be recreated).
+        own.set("Secret", "ns", "a-config", Some(Left::Writing));
+        assert!(!own.is_echo(&live_secret("6", false), false));
+        assert!(own.is_echo(&live_secret("8", false), true));
+        own.set(
+            "Secret",
+            "ns",
+            "a-config",
+            Some(Left::Version("6".to_owned())),
+        );
+        assert!(own.is_echo(&live_secret("6", false), true));
         // Another kind of the same name.
         let service = Service {
             metadata: live_secret("6", false).metadata,
