@@ -129,29 +129,23 @@ async fn scenario_follows_every_change(backend: Backend) {
 
     // Drift: generated objects edited or deleted by hand are restored, the config Secret's
     // data even though the edit kept the desired-hash annotation.
-    cluster.kubectl(&[
-        "patch",
+    patch(
+        &cluster,
         "secret",
-        "-n",
         "monitoring",
         "agent-config",
-        "--type",
         "merge",
-        "-p",
         r#"{"stringData":{"agent.yml":"edited by hand"}}"#,
-    ]);
+    );
     cluster.converge("the config Secret's data restored");
-    cluster.kubectl(&[
-        "patch",
+    patch(
+        &cluster,
         "statefulset",
-        "-n",
         "monitoring",
         "agent",
-        "--type",
         "merge",
-        "-p",
         r#"{"spec":{"replicas":5}}"#,
-    ]);
+    );
     cluster.converge("the StatefulSet's spec restored");
     cluster.kubectl(&["delete", "service", "-n", "monitoring", "agent-operated"]);
     cluster.converge("the Service recreated");
@@ -167,17 +161,14 @@ async fn scenario_follows_every_change(backend: Backend) {
     let reconciles = "agent_operator_reconcile_operations_total";
     let reconciles_before = operator.metric(reconciles);
     let writes = cluster.count_writes();
-    cluster.kubectl(&[
-        "patch",
+    patch(
+        &cluster,
         "servicemonitor",
-        "-n",
         "shop",
         "checkout",
-        "--type",
         "json",
-        "-p",
         r#"[{"op":"replace","path":"/spec/endpoints/0/interval","value":"20s"}]"#,
-    ]);
+    );
     cluster.converge("a ServiceMonitor edit");
     cluster.settle();
     assert_eq!(writes.of("secrets"), 1, "{:?}", writes.since());
@@ -223,17 +214,14 @@ spec:
     );
 
     // A referenced Secret changes: the assets follow.
-    cluster.kubectl(&[
-        "patch",
+    patch(
+        &cluster,
         "secret",
-        "-n",
         "monitoring",
         "mimir-credentials",
-        "--type",
         "merge",
-        "-p",
         r#"{"stringData":{"password":"rotated-password-value"}}"#,
-    ]);
+    );
     cluster.converge("a referenced Secret changed");
     assert_eq!(
         invalid_configuration_warnings(&cluster),
@@ -419,17 +407,14 @@ async fn scenario_faults_give_the_same_final_state(backend: Backend) {
     // Watches closed and resourceVersions expired while inputs change: the watches resume or
     // relist, and the changes still arrive.
     faults.close_watches();
-    cluster.kubectl(&[
-        "patch",
+    patch(
+        &cluster,
         "servicemonitor",
-        "-n",
         "shop",
         "checkout",
-        "--type",
         "json",
-        "-p",
         r#"[{"op":"replace","path":"/spec/endpoints/0/interval","value":"45s"}]"#,
-    ]);
+    );
     faults.expire_resource_versions();
     faults.close_watches();
     cluster.kubectl(&[
@@ -481,16 +466,20 @@ async fn operator_follows_every_change_on_the_control_plane() {
 }
 
 /// Merge-patches the example GrafanaAgent `monitoring/agent`.
-fn patch_agent(cluster: &Cluster, patch: &str) {
-    cluster.kubectl(&[
-        "patch",
+fn patch_agent(cluster: &Cluster, merge_patch: &str) {
+    patch(
+        cluster,
         "grafanaagent",
-        "-n",
         "monitoring",
         "agent",
-        "--type",
         "merge",
-        "-p",
-        patch,
+        merge_patch,
+    );
+}
+
+/// `kubectl patch KIND -n NAMESPACE NAME --type TYPE -p PATCH`.
+fn patch(cluster: &Cluster, kind: &str, namespace: &str, name: &str, type_: &str, patch: &str) {
+    cluster.kubectl(&[
+        "patch", kind, "-n", namespace, name, "--type", type_, "-p", patch,
     ]);
 }
