@@ -515,17 +515,13 @@ mod tests {
     #[test]
     fn only_the_watch_event_of_the_operators_own_write_is_an_echo() {
         let own = OwnWrites::default();
+        let left_at = |v: &str| own.set("Secret", "ns", "a-config", Some(Left::Version(v.into())));
         // Never written: every change counts.
         assert!(!own.is_echo(&live_secret("5", false), true));
         // In flight: the event may come before the response.
         own.set("Secret", "ns", "a-config", Some(Left::Writing));
         assert!(own.is_echo(&live_secret("6", false), true));
-        own.set(
-            "Secret",
-            "ns",
-            "a-config",
-            Some(Left::Version("6".to_owned())),
-        );
+        left_at("6");
         assert!(own.is_echo(&live_secret("6", false), true));
         // Someone else's write after ours, a deletion in progress, a deletion.
         assert!(!own.is_echo(&live_secret("7", false), true));
@@ -537,12 +533,7 @@ mod tests {
         own.set("Secret", "ns", "a-config", Some(Left::Writing));
         assert!(!own.is_echo(&live_secret("6", false), false));
         assert!(own.is_echo(&live_secret("8", false), true));
-        own.set(
-            "Secret",
-            "ns",
-            "a-config",
-            Some(Left::Version("6".to_owned())),
-        );
+        left_at("6");
         assert!(own.is_echo(&live_secret("6", false), true));
         // Another kind of the same name.
         let service = Service {
