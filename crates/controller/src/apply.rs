@@ -8,6 +8,7 @@
 //! write left (see [`Written`]) tells someone else's edit of a field we own from our own writes
 //! (drift, repaired by applying again).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -113,7 +114,7 @@ pub(crate) struct OwnWrites {
     left: Arc<Mutex<HashMap<ObjectKey, Left>>>,
 }
 
-type ObjectKey = (&'static str, String, String);
+type ObjectKey = (Cow<'static, str>, String, String);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Left {
@@ -123,11 +124,17 @@ enum Left {
 }
 
 impl OwnWrites {
-    fn key(kind: &'static str, namespace: &str, name: &str) -> ObjectKey {
-        (kind, namespace.to_owned(), name.to_owned())
+    fn key(kind: impl Into<Cow<'static, str>>, namespace: &str, name: &str) -> ObjectKey {
+        (kind.into(), namespace.to_owned(), name.to_owned())
     }
 
-    fn set(&self, kind: &'static str, namespace: &str, name: &str, left: Option<Left>) {
+    fn set(
+        &self,
+        kind: impl Into<Cow<'static, str>>,
+        namespace: &str,
+        name: &str,
+        left: Option<Left>,
+    ) {
         let mut all = self.left.lock().unwrap_or_else(PoisonError::into_inner);
         let key = Self::key(kind, namespace, name);
         match left {
@@ -149,7 +156,7 @@ impl OwnWrites {
             return false;
         };
         let namespace = meta.namespace.as_deref().unwrap_or_default();
-        let key = Self::key(kind_name(&K::kind(&())), namespace, name);
+        let key = Self::key(K::kind(&()), namespace, name);
         let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
         if !still_there {
             // Gone (garbage-collected with its agent, say): nothing to remember, unless a
@@ -167,18 +174,6 @@ impl OwnWrites {
             Some(Left::Version(v)) => meta.resource_version.as_ref() == Some(v),
             None => false,
         }
-    }
-}
-
-/// The `'static` name of an owned kind (every kind the operator writes is one of these).
-fn kind_name(kind: &str) -> &'static str {
-    match kind {
-        "Secret" => "Secret",
-        "Service" => "Service",
-        "StatefulSet" => "StatefulSet",
-        "DaemonSet" => "DaemonSet",
-        "Deployment" => "Deployment",
-        _ => "Other",
     }
 }
 
@@ -270,7 +265,7 @@ pub(crate) async fn apply(
     let existing = existing(stores, namespace);
     for stale in objects_to_delete(h, objects, &existing) {
         delete(client, stale).await?;
-        own.set(kind_name(&stale.kind), &stale.namespace, &stale.name, None);
+        own.set(stale.kind.clone(), &stale.namespace, &stale.name, None);
         applied
             .deleted
             .push(format!("{} {}", stale.kind, stale.name));

@@ -149,9 +149,7 @@ async fn discover_reading(
         }
         // Read side by side: a cold start at 10k monitors reads about a thousand Secrets,
         // which one at a time took seconds of round trips.
-        let pending: Vec<(InputRef, BTreeSet<String>)> =
-            discovery.to_load.clone().into_iter().collect();
-        let reads: Vec<_> = futures::stream::iter(pending)
+        let reads: Vec<_> = futures::stream::iter(discovery.to_load)
             .map(|(object, keys)| {
                 let client = client.clone();
                 async move {
@@ -163,25 +161,21 @@ async fn discover_reading(
             .collect()
             .await;
         for (object, read) in reads {
-            match read? {
-                Some(content) => {
-                    values.held.insert(object.clone(), content);
-                }
-                None => {
-                    values.held.remove(&object);
-                }
-            }
             // What was read is newer than the listed metadata: this snapshot goes on with it
             // (the watch will report the same version, or a deletion, soon after).
-            match values.held.get(&object) {
-                Some((version, ..)) => inputs.apply_meta(
-                    source(object.kind),
-                    &object.namespace,
-                    &object.name,
-                    version.clone(),
-                ),
+            match read? {
+                Some(content) => {
+                    inputs.apply_meta(
+                        source(object.kind),
+                        &object.namespace,
+                        &object.name,
+                        content.0.clone(),
+                    );
+                    values.held.insert(object, content);
+                }
                 None => {
                     inputs.delete(object.kind, &object.namespace, &object.name);
+                    values.held.remove(&object);
                 }
             }
         }

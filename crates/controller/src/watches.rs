@@ -104,7 +104,10 @@ fn spec_or_labels<K: Resource>(object: &K) -> u64 {
 }
 
 /// Keeps the [`Triggering::SpecOrLabels`] changes of a watch's events (and every deletion and
-/// every object of a (re)list), as touched objects.
+/// every object of a (re)list), as touched objects. Not kube-runtime's `predicate_filter`:
+/// it sees touched objects without their event, so a deletion (same generation, same
+/// labels) would be dropped (kube-rs/kube#1768), and it keeps what it saw of objects gone
+/// during a relist.
 fn triggering<K>(
     events: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
     triggering: Triggering,
