@@ -9,10 +9,22 @@
 #                                           # benchmarks-controller.svg
 #   scripts/bench.sh yaml [FLAGS]           # render::yaml against serde-saphyr's serializer on
 #                                           # the 10k metrics agent.yml (~1 min; not in `all`)
+#   scripts/bench.sh versus-upstream [FLAGS]
+#                                           # ours and the upstream Grafana Agent Operator on
+#                                           # the same input, each on a fresh control plane
+#                                           # (upstream needs minutes per edit at 10k; not in
+#                                           # `all`); writes benchmarks-versus-upstream.svg
+#   scripts/bench.sh real-node [RUNS]       # the operator installed on a real node
+#                                           # (scripts/cluster), agents shipping to Prometheus:
+#                                           # bring-up, GrafanaAgent -> first sample, edit ->
+#                                           # changed sample; RUNS runs (default 3, ~5 min
+#                                           # each) of crates/cli/tests/real_node.rs's
+#                                           # kustomize scenario, its [timing] lines as a table
+#                                           # (needs root; not in `all`)
 #   scripts/bench.sh --sizes 1000,10000     # flags without a benchmark name go to render
 #
-# FLAGS are those of the bench binary (render), the controller-bench binary (controller) or
-# the yaml-bench binary (yaml);
+# FLAGS are those of the bench binary (render), the controller-bench binary (controller),
+# the yaml-bench binary (yaml) or the versus-upstream binary (versus-upstream);
 # --help lists them. Inputs, outputs and operator logs go to target/bench/. Run it on a quiet
 # machine: other builds running at the same time inflate every figure.
 set -euo pipefail
@@ -20,8 +32,8 @@ cd "$(dirname "$0")/.."
 
 which=all
 case "${1:-}" in
-  render | controller | yaml | all) which=$1; shift ;;
-  --help | -h) sed -n '2,16p' "$0"; exit 0 ;;
+  render | controller | yaml | versus-upstream | real-node | all) which=$1; shift ;;
+  --help | -h) sed -n '2,28p' "$0"; exit 0 ;;
   -*) which=render ;;
 esac
 if [ "$which" = all ] && [ $# -gt 0 ]; then
@@ -51,13 +63,64 @@ controller() {
   target/release/controller-bench --agent-operator target/release/agent-operator "$@"
 }
 
-echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench)" >&2
+versus_upstream() {
+  scripts/build-control-plane >&2
+  # The upstream operator v0.44.8, built from its Go module (cached after the first build).
+  upstream_dir=$(scripts/build-grafana-agent)
+  target/release/versus-upstream --agent-operator target/release/agent-operator \
+    --upstream "$upstream_dir/grafana-agent-operator" "$@"
+}
+
+# The figures a user of the installed operator waits for. The test binary's operator (a debug
+# build, as in CI: the image is what the tests run) does milliseconds of work in each; the rest
+# is the cluster, the kubelet, the agents and Prometheus. Printed, never asserted.
+real_node() {
+  local runs=${1:-3} run log
+  local test=kustomize_install_agents_scrape_and_ship_to_prometheus
+  log=$(mktemp -d "${TMPDIR:-/tmp}/bench-real-node.XXXXXX")
+  echo "== cargo test -p agent-operator --test real_node (build)" >&2
+  cargo test --locked -p agent-operator --test real_node --no-run >&2
+  local before
+  before=$(cut -d' ' -f1-3 /proc/loadavg)
+  for run in $(seq "$runs"); do
+    echo "== run $run of $runs" >&2
+    cargo test --locked -q -p agent-operator --test real_node -- --exact "$test" --nocapture \
+      > "$log/run-$run.log" 2>&1 || { tail -n 40 "$log/run-$run.log" >&2; exit 1; }
+  done
+  echo "$runs runs on $(nproc) CPUs; load average (1/5/15 min) before: $before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  # "[timing] WHAT: SECONDS s" -> one row per WHAT, one column per run, and the median.
+  python3 - "$log"/run-*.log << 'PY'
+import re, statistics, sys
+rows = {}
+for i, path in enumerate(sorted(sys.argv[1:])):
+    for line in open(path, errors="replace"):
+        m = re.match(r"\[timing\] (.*): ([0-9.]+) s$", line.strip())
+        if m:
+            rows.setdefault(m.group(1), {})[i] = float(m.group(2))
+runs = len(sys.argv) - 1
+print("| step | " + " | ".join(f"run {i + 1}" for i in range(runs)) + " | median |")
+print("|---|" + "---:|" * (runs + 1))
+for what, values in rows.items():
+    cells = [f"{values[i]:.1f} s" if i in values else "-" for i in range(runs)]
+    print(f"| {what} | " + " | ".join(cells) + f" | {statistics.median(values.values()):.1f} s |")
+PY
+  rm -rf "$log"
+}
+
+if [ "$which" = real-node ]; then
+  real_node "$@"
+  exit 0
+fi
+
+echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench, versus-upstream)" >&2
 cargo build --release --locked -p agent-operator -p agent-operator-bench >&2
 
 case "$which" in
   render) render "$@" ;;
   controller) controller "$@" ;;
   yaml) target/release/yaml-bench "$@" ;;
+  versus-upstream) versus_upstream "$@" ;;
   all)
     echo "# render"
     render

@@ -18,6 +18,8 @@ use crate::status::GrafanaAgentStatus;
 
 /// Desired state of a set of Grafana Agent workloads: metrics StatefulSets, a logs DaemonSet
 /// and the integrations Deployment/DaemonSet.
+// kube's `printcolumn(...)` blocks repeat `type_ = ...`, which clippy takes for duplicated attributes.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
@@ -29,6 +31,57 @@ use crate::status::GrafanaAgentStatus;
     namespaced,
     category = "agent-operator",
     status = "GrafanaAgentStatus",
+    printcolumn(
+        name = "Reconciled",
+        type_ = "string",
+        json_path = r#".status.conditions[?(@.type=="Reconciled")].status"#,
+        description = "Whether every selected object was rendered and applied"
+    ),
+    printcolumn(
+        name = "Available",
+        type_ = "string",
+        json_path = r#".status.conditions[?(@.type=="Available")].status"#,
+        description = "Whether every workload of the agent is ready"
+    ),
+    printcolumn(
+        name = "Shards",
+        type_ = "integer",
+        json_path = r#".status.shards"#,
+        description = "Metrics shards (StatefulSets)"
+    ),
+    printcolumn(
+        name = "Replicas",
+        type_ = "integer",
+        json_path = r#".status.replicas"#,
+        description = "Pods per metrics shard"
+    ),
+    printcolumn(
+        name = "Instances",
+        type_ = "integer",
+        json_path = r#".status.metricsInstances"#,
+        description = "MetricsInstances selected",
+        priority = "1"
+    ),
+    printcolumn(
+        name = "Monitors",
+        type_ = "integer",
+        json_path = r#".status.serviceMonitors"#,
+        description = "ServiceMonitors selected",
+        priority = "1"
+    ),
+    printcolumn(
+        name = "Rejected",
+        type_ = "integer",
+        json_path = r#".status.rejectedTotal"#,
+        description = "Selected objects that could not be rendered",
+        priority = "1"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = r#".metadata.creationTimestamp"#,
+        description = "Time since the object was created"
+    ),
     derive = "Default",
     derive = "PartialEq"
 )]
@@ -51,7 +104,16 @@ pub struct GrafanaAgentSpec {
     /// conflict, and `name` is ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_metadata: Option<EmbeddedObjectMetadata>,
+    /// What runs the generated configs: `agent` (Grafana Agent in static mode, the default) or
+    /// `alloy` (Grafana Alloy with `--config.format=static`: the same configs, converted by
+    /// Alloy at start and on every reload). Unset: the operator's `--runtime` (default `agent`).
+    /// Switching rolls the workloads over and keeps their data volumes; see docs/alloy.md for
+    /// what Alloy does differently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<Runtime>,
     /// Tag of the `grafana/agent` image, used when `image` is unset; defaults to `v0.44.8`.
+    /// Not used with runtime `alloy` (its default image is `grafana/alloy:v1.18.1`; `image`
+    /// overrides it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// Full image reference of the agent container, used as given; takes precedence over `version`.
@@ -154,6 +216,27 @@ pub struct GrafanaAgentSpec {
     pub integrations: Option<IntegrationsSubsystemSpec>,
 }
 
+// What runs the generated static-mode configs. (A `//` comment: a doc comment here would
+// replace the field's description in the inlined CRD schema.)
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Runtime {
+    /// Grafana Agent in static mode (end of life since 2025-11-01).
+    #[default]
+    Agent,
+    /// Grafana Alloy running the same config with `--config.format=static`.
+    Alloy,
+}
+
+impl Runtime {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::Agent => "agent",
+            Runtime::Alloy => "alloy",
+        }
+    }
+}
+
 /// How metrics are collected: which MetricsInstances, how many shards and replicas.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -162,7 +245,7 @@ pub struct MetricsSubsystemSpec {
     /// their Secrets are read from the agent's namespace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub remote_write: Vec<RemoteWriteSpec>,
-    /// Pods per metrics StatefulSet; defaults to 1, and a negative value counts as 0. Each
+    /// Pods per metrics StatefulSet; defaults to 1, and a negative value is refused (upstream reads it as 0). Each
     /// replica scrapes every target of its shard again (for high availability), so a handful
     /// is the useful range; the bound keeps a typo from asking the cluster for millions of
     /// pods.

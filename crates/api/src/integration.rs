@@ -10,6 +10,8 @@ use crate::status::IntegrationStatus;
 
 /// Desired state of an Integration: one integration the selecting agents run, its config, and
 /// the files it needs.
+// kube's `printcolumn(...)` blocks repeat `type_ = ...`, which clippy takes for duplicated attributes.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
@@ -21,6 +23,30 @@ use crate::status::IntegrationStatus;
     namespaced,
     category = "agent-operator",
     status = "IntegrationStatus",
+    printcolumn(
+        name = "Agents",
+        type_ = "string",
+        json_path = r#".status.agents[*].agent"#,
+        description = "The GrafanaAgents that run it"
+    ),
+    printcolumn(
+        name = "Reconciled",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Reconciled")].status"#,
+        description = "Per agent: whether it was rendered and applied"
+    ),
+    printcolumn(
+        name = "Available",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Available")].status"#,
+        description = "Per agent: whether its workloads are ready"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = r#".metadata.creationTimestamp"#,
+        description = "Time since the object was created"
+    ),
     derive = "Default",
     derive = "PartialEq"
 )]

@@ -20,7 +20,7 @@ pub mod schema;
 pub mod selectors;
 pub mod status;
 
-pub use grafana_agent::{GrafanaAgent, GrafanaAgentSpec, ShardingStrategy};
+pub use grafana_agent::{GrafanaAgent, GrafanaAgentSpec, Runtime, ShardingStrategy};
 pub use integration::{Integration, IntegrationSpec};
 pub use logs_instance::{LogsInstance, LogsInstanceSpec};
 pub use metrics_instance::{MetricsInstance, MetricsInstanceSpec};

@@ -12,6 +12,8 @@ use crate::selectors::SecretKeySelector;
 use crate::status::LogsInstanceStatus;
 
 /// Desired state of a LogsInstance: where logs are sent and which PodLogs are collected.
+// kube's `printcolumn(...)` blocks repeat `type_ = ...`, which clippy takes for duplicated attributes.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
@@ -23,6 +25,30 @@ use crate::status::LogsInstanceStatus;
     namespaced,
     category = "agent-operator",
     status = "LogsInstanceStatus",
+    printcolumn(
+        name = "Agents",
+        type_ = "string",
+        json_path = r#".status.agents[*].agent"#,
+        description = "The GrafanaAgents that select it"
+    ),
+    printcolumn(
+        name = "Reconciled",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Reconciled")].status"#,
+        description = "Per agent: whether it was rendered and applied"
+    ),
+    printcolumn(
+        name = "Available",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Available")].status"#,
+        description = "Per agent: whether its workloads are ready"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = r#".metadata.creationTimestamp"#,
+        description = "Time since the object was created"
+    ),
     derive = "Default",
     derive = "PartialEq"
 )]

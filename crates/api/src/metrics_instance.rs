@@ -15,6 +15,8 @@ use crate::status::MetricsInstanceStatus;
 ///
 /// Each MetricsInstance a GrafanaAgent selects becomes one entry of the agent's
 /// `metrics.configs`, named `<namespace>/<name>`.
+// kube's `printcolumn(...)` blocks repeat `type_ = ...`, which clippy takes for duplicated attributes.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
@@ -26,6 +28,37 @@ use crate::status::MetricsInstanceStatus;
     namespaced,
     category = "agent-operator",
     status = "MetricsInstanceStatus",
+    printcolumn(
+        name = "Agents",
+        type_ = "string",
+        json_path = r#".status.agents[*].agent"#,
+        description = "The GrafanaAgents that select it"
+    ),
+    printcolumn(
+        name = "Reconciled",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Reconciled")].status"#,
+        description = "Per agent: whether it was rendered and applied"
+    ),
+    printcolumn(
+        name = "Available",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Available")].status"#,
+        description = "Per agent: whether its workloads are ready"
+    ),
+    printcolumn(
+        name = "Monitors",
+        type_ = "string",
+        json_path = r#".status.agents[*].serviceMonitors"#,
+        description = "Per agent: ServiceMonitors selected",
+        priority = "1"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = r#".metadata.creationTimestamp"#,
+        description = "Time since the object was created"
+    ),
     derive = "Default",
     derive = "PartialEq"
 )]

@@ -13,6 +13,8 @@ use crate::status::PodLogsStatus;
 
 /// Which Pods' logs to collect and how to process each line. Becomes one promtail scrape job,
 /// `podLogs/<namespace>/<name>`, in the config of every LogsInstance that selects it.
+// kube's `printcolumn(...)` blocks repeat `type_ = ...`, which clippy takes for duplicated attributes.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[kube(
     group = "monitoring.grafana.com",
@@ -24,6 +26,24 @@ use crate::status::PodLogsStatus;
     namespaced,
     category = "agent-operator",
     status = "PodLogsStatus",
+    printcolumn(
+        name = "Agents",
+        type_ = "string",
+        json_path = r#".status.agents[*].agent"#,
+        description = "The GrafanaAgents that collect these logs"
+    ),
+    printcolumn(
+        name = "Reconciled",
+        type_ = "string",
+        json_path = r#".status.agents[*].conditions[?(@.type=="Reconciled")].status"#,
+        description = "Per agent: whether it was rendered and applied"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = r#".metadata.creationTimestamp"#,
+        description = "Time since the object was created"
+    ),
     derive = "Default",
     derive = "PartialEq"
 )]

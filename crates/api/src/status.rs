@@ -20,6 +20,9 @@ pub mod condition {
     pub const RECONCILED: &str = "Reconciled";
     /// The workloads that run the object report all their pods ready.
     pub const AVAILABLE: &str = "Available";
+    /// Runtime alloy only: `True` while Alloy does something other than what some selected
+    /// objects ask for (a setting it does not use); the message names each object and field.
+    pub const RUNTIME_DIFFERENCES: &str = "RuntimeDifferences";
 }
 
 /// Condition reasons shared by the operator's kinds (a rejected object's own reason, in
@@ -37,6 +40,8 @@ pub mod reason {
     pub const WORKLOADS_NOT_READY: &str = "WorkloadsNotReady";
     /// `Available=False`: nothing runs (no workload is planned for the object).
     pub const NO_WORKLOADS: &str = "NoWorkloads";
+    /// `RuntimeDifferences=True`: Alloy does not use some settings (see the message).
+    pub const ALLOY_DIFFERENCE: &str = "AlloyDifference";
 }
 
 /// How many rejected objects a status lists; `rejectedTotal` counts them all.

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use render::PlanOptions;
-use render::explain::{explain, parse_kind};
+use render::explain::{ExplainError, Explanation, explain, parse_kind};
 use render::input_ref::{InputRef, Kind};
 use render::manifest::{Loader, Severity};
 use render::output::{configs_stream, crds_stream, objects_stream, plan_all};
@@ -62,6 +62,10 @@ enum Command {
         /// The operator version shown in the pods' app.kubernetes.io/version label.
         #[arg(long, default_value = concat!("v", env!("CARGO_PKG_VERSION")))]
         operator_version: String,
+        /// What runs the configs of agents without spec.runtime: agent or alloy (the
+        /// operator's --runtime).
+        #[arg(long, value_enum, default_value = "agent")]
+        runtime: RuntimeArg,
     },
     /// Explain why a monitor, PodLogs, instance or Integration is (not) in each GrafanaAgent's
     /// config: for every agent and instance on the way, whether it is selected and, if not, the
@@ -83,6 +87,10 @@ enum Command {
         /// Output format.
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: OutputFormat,
+        /// What runs the configs of agents without spec.runtime: agent or alloy (the
+        /// operator's --runtime).
+        #[arg(long, value_enum, default_value = "agent")]
+        runtime: RuntimeArg,
     },
     /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
     ///
@@ -107,6 +115,24 @@ enum Command {
 const COREOS_SUBSET_WARNING: &str = "warning: the monitoring.coreos.com CRDs printed here hold only \
 the fields agent-operator reads; in a cluster that runs prometheus-operator, do not apply them \
 over its own CRDs (use --group grafana)";
+
+/// `--runtime` of `run`, `render` and `explain`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RuntimeArg {
+    /// Grafana Agent in static mode.
+    Agent,
+    /// Grafana Alloy with --config.format=static (docs/alloy.md).
+    Alloy,
+}
+
+impl From<RuntimeArg> for api::Runtime {
+    fn from(r: RuntimeArg) -> Self {
+        match r {
+            RuntimeArg::Agent => api::Runtime::Agent,
+            RuntimeArg::Alloy => api::Runtime::Alloy,
+        }
+    }
+}
 
 #[derive(Clone, Copy, ValueEnum)]
 enum OutputFormat {
@@ -169,8 +195,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             object,
             files,
             output,
+            runtime,
         } => {
             let target = parse_object(&object)?;
+            // The errors the target was refused with when read from the files.
+            let mut refused = Vec::new();
             let store = if files.is_empty() {
                 read_cluster()?
             } else {
@@ -179,12 +208,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     loader.add_source(&source, &text);
                 }
                 let loaded = loader.finish();
+                let label = format!("{} {}/{}", target.kind, target.namespace, target.name);
                 for d in &loaded.diagnostics {
                     eprintln!("{d}");
+                    if d.severity == Severity::Error && d.object.as_deref() == Some(label.as_str())
+                    {
+                        refused.push(d.to_string());
+                    }
                 }
                 loaded.store
             };
-            let explanation = explain(&store, &target, &PlanOptions::default())?;
+            let opts = PlanOptions {
+                runtime: runtime.into(),
+                ..PlanOptions::default()
+            };
+            let explanation = match explain(&store, &target, &opts) {
+                Err(ExplainError::NotFound(_)) if !refused.is_empty() => {
+                    Explanation::refused(&target, refused)
+                }
+                other => other?,
+            };
             match output {
                 OutputFormat::Text => print(&explanation.to_string())?,
                 OutputFormat::Json => {
@@ -202,6 +245,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             strict,
             labels,
             operator_version,
+            runtime,
         } => {
             let only = agent.as_deref().map(parse_agent).transpose()?;
             let mut loader = Loader::new();
@@ -217,11 +261,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let opts = PlanOptions {
                 labels,
                 operator_version,
+                runtime: runtime.into(),
             };
             let plans = plan_all(&loaded.store, &opts, only.as_ref());
             for r in plans.iter().flat_map(|p| &p.rejections) {
-                eprintln!("rejected: {r}");
+                // Named like the load errors: the file and document the object came from.
+                match loaded.origin_of(&r.object) {
+                    Some(origin) => eprintln!("rejected: {origin}: {r}"),
+                    None => eprintln!("rejected: {r}"),
+                }
                 problems += 1;
+            }
+            for w in plans.iter().flat_map(|p| &p.warnings) {
+                eprintln!("warning: {w}");
             }
             if plans.is_empty() {
                 let what = match &only {
@@ -268,12 +320,10 @@ fn read_cluster() -> Result<InputStore> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
-        let client = kube::Client::try_default()
-            .await
-            .context("connecting to the cluster (KUBECONFIG, ~/.kube/config or in-cluster)")?;
+        let controller::Connection { client, url } = controller::connect().await?;
         controller::list_inputs(&client)
             .await
-            .context("reading the cluster")
+            .with_context(|| format!("reading the cluster at {url}"))
     })
 }
 

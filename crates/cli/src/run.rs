@@ -21,12 +21,16 @@ pub struct RunArgs {
     /// set-based included), so several operators can share a cluster.
     #[arg(long)]
     agent_selector: Option<String>,
-    /// Extra labels for generated objects, `k1=v1,k2=v2` (spec 3.2).
+    /// Extra labels on generated objects, `k1=v1,k2=v2`.
     #[arg(long, value_parser = crate::parse_labels, default_value = "")]
     labels: BTreeMap<String, String>,
     /// The operator version shown in the pods' app.kubernetes.io/version label.
     #[arg(long, default_value = concat!("v", env!("CARGO_PKG_VERSION")))]
     operator_version: String,
+    /// What runs the configs of the GrafanaAgents without spec.runtime: agent (Grafana
+    /// Agent, static mode) or alloy (Grafana Alloy, --config.format=static; docs/alloy.md).
+    #[arg(long = "runtime", value_enum, default_value = "agent")]
+    default_runtime: crate::RuntimeArg,
     #[command(flatten)]
     runtime: RuntimeFlags,
 }
@@ -41,14 +45,13 @@ pub fn run(args: RunArgs) -> Result<()> {
 }
 
 async fn serve(args: RunArgs) -> Result<()> {
-    let client = kube::Client::try_default()
-        .await
-        .context("connecting to the cluster (KUBECONFIG, ~/.kube/config or in-cluster)")?;
+    let controller::Connection { client, url } = controller::connect().await?;
     let runtime_config = args.runtime.runtime_config(client.default_namespace())?;
     let mut config = OperatorConfig::new(args.operator_version);
     config.namespace = args.namespace;
     config.agent_selector = args.agent_selector.filter(|s| !s.trim().is_empty());
     config.labels = args.labels;
+    config.runtime = args.default_runtime.into();
     config.instance = std::env::var("POD_NAME").ok();
     let mut registry = Registry::default();
     let metrics = Metrics::new(&mut registry);
@@ -66,7 +69,7 @@ async fn serve(args: RunArgs) -> Result<()> {
         })
         .await?;
     match outcome {
-        Some(result) => result.context("running the controller"),
+        Some(result) => result.with_context(|| format!("running the controller against {url}")),
         None => Ok(()),
     }
 }

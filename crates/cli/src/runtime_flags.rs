@@ -36,8 +36,8 @@ pub struct RuntimeFlags {
     /// Namespace of the Lease [default: the Pod's namespace, else the kubeconfig's].
     #[arg(long, value_name = "NAMESPACE")]
     pub leader_election_namespace: Option<String>,
-    /// Name of the Lease.
-    #[arg(long, default_value = "agent-operator", value_name = "NAME")]
+    /// Name of the Lease (the one deploy/ and the Helm chart create and grant access to).
+    #[arg(long, default_value = "grafana-agent-operator", value_name = "NAME")]
     pub leader_election_lease_name: String,
     /// How long a lease lasts after its last renewal: the longest a standby waits for a
     /// leader that vanished. Whole seconds, as `15s`, `1m` or `1m30s`; at least 3s.

@@ -305,3 +305,183 @@ fn explain_fails_clearly_for_a_missing_object_or_an_unknown_kind() {
     let malformed = agent_operator(&["explain", "smon/checkout", "-f", "examples/"]);
     assert!(stderr(&malformed).contains("expected KIND/NAMESPACE/NAME"));
 }
+
+/// The help of every command is written for users: it cites no section of our internal
+/// specification ("(spec 3.2)"), which users do not have.
+#[test]
+fn help_cites_no_internal_spec_section() {
+    let spec_section = |text: &str| {
+        text.match_indices("spec ")
+            .any(|(at, m)| text[at + m.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    };
+    for command in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["render", "--help"],
+        &["explain", "--help"],
+        &["crds", "--help"],
+    ] {
+        let out = agent_operator(command);
+        assert!(out.status.success(), "{command:?}: {}", stderr(&out));
+        let help = stdout(&out);
+        assert!(
+            !spec_section(&help),
+            "`agent-operator {command:?}`:\n{help}"
+        );
+    }
+}
+
+/// Without `--leader-election-lease-name`, `run --leader-election` campaigns for the Lease the
+/// shipped manifests grant access to (deploy/operator/leader-election.yaml names it in the Role's
+/// resourceNames), so the default works with deploy/ and the Helm chart.
+#[test]
+fn the_default_lease_name_is_the_one_deploy_grants() {
+    let role = std::fs::read_to_string(root().join("deploy/operator/leader-election.yaml"))
+        .expect("deploy/operator/leader-election.yaml");
+    let granted = role
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("resourceNames: ["))
+        .and_then(|rest| rest.strip_suffix(']'))
+        .expect("the Role names the Lease");
+    let out = agent_operator(&["run", "--help"]);
+    let help = stdout(&out);
+    let flag = help
+        .split("--leader-election-lease-name <NAME>")
+        .nth(1)
+        .and_then(|rest| rest.split("\n      --").next())
+        .expect("run --help describes --leader-election-lease-name");
+    assert!(
+        flag.contains(&format!("[default: {granted}]")),
+        "the Role grants the Lease {granted:?}; run --help says:{flag}"
+    );
+    let deployment = std::fs::read_to_string(root().join("deploy/operator/deployment.yaml"))
+        .expect("deploy/operator/deployment.yaml");
+    assert!(
+        deployment.contains(&format!("--leader-election-lease-name={granted}")),
+        "the Deployment campaigns for another Lease than the Role grants"
+    );
+}
+
+/// Issue 22, item 15: a render-time rejection names the file and document the object came
+/// from, as load errors do, and an invalid regex is shown as the user wrote it, not wrapped
+/// in the anchors Prometheus adds (`^(?:...)$`).
+#[test]
+fn render_rejections_name_the_file_and_the_regex_as_written() {
+    let dir = std::env::temp_dir().join(format!("render-rejections-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let broken = std::fs::read_to_string(root().join("examples/20-metrics.yaml"))
+        .expect("example")
+        .replacen("regex: go_gc_.*", "regex: '(go_gc_|x'", 1);
+    assert!(broken.contains("(go_gc_|x"), "the example changed");
+    std::fs::write(dir.join("20-metrics.yaml"), broken).expect("write");
+    for f in ["00-namespaces.yaml", "10-grafana-agent.yaml"] {
+        std::fs::copy(root().join("examples").join(f), dir.join(f)).expect("copy");
+    }
+    let out = agent_operator(&["render", "-f", dir.to_str().expect("utf-8 path")]);
+    std::fs::remove_dir_all(&dir).ok();
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.contains("invalid regular expression"))
+        .unwrap_or_else(|| panic!("no rejection in:\n{err}"));
+    assert!(
+        line.starts_with("rejected: ") && line.contains("20-metrics.yaml (document "),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(
+            "ServiceMonitor shop/checkout: spec.endpoints[0].metricRelabelings[0].regex: invalid regular expression \"(go_gc_|x\": unclosed group (at character 1)"
+        ),
+        "{line}"
+    );
+    assert!(!err.contains("^(?:"), "{err}");
+}
+
+/// Issue 22, item 12: a monitor refused when read (a field error) is in the input: explain
+/// says it was refused and with which errors, in text and JSON, instead of "not found".
+#[test]
+fn explain_of_a_monitor_refused_when_read_gives_its_errors() {
+    let dir = std::env::temp_dir().join(format!("explain-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let broken = std::fs::read_to_string(root().join("examples/20-metrics.yaml"))
+        .expect("example")
+        .replacen(
+            "  - port: http-metrics\n",
+            "  - port: http-metrics\n    scheme: htps\n",
+            1,
+        );
+    assert!(
+        broken.contains("scheme: htps"),
+        "the example changed: {broken}"
+    );
+    std::fs::write(dir.join("20-metrics.yaml"), broken).expect("write");
+    for f in ["00-namespaces.yaml", "10-grafana-agent.yaml"] {
+        std::fs::copy(root().join("examples").join(f), dir.join(f)).expect("copy");
+    }
+    let path = dir.to_str().expect("utf-8 path");
+    let text = agent_operator(&["explain", "smon/shop/checkout", "-f", path]);
+    let json = agent_operator(&["explain", "smon/shop/checkout", "-f", path, "-o", "json"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(text.status.success(), "{}", stderr(&text));
+    let out = stdout(&text);
+    assert!(out.contains("refused when read"), "{out}");
+    assert!(out.contains("scheme: \"htps\" is not allowed"), "{out}");
+    assert!(!stderr(&text).contains("not found"), "{}", stderr(&text));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let refused = v["refused"].as_array().expect("refused errors");
+    assert!(
+        refused
+            .iter()
+            .any(|e| e.as_str().is_some_and(|e| e.contains("htps"))),
+        "{v}"
+    );
+}
+
+/// `render --runtime alloy`: the workloads run Alloy on the same configs, and stderr lists
+/// what Alloy refuses (`rejected:`) and does differently (`warning:`); without the flag (or
+/// with `--runtime agent`) nothing changes for the agent and no Alloy warning is printed.
+#[test]
+fn render_runtime_alloy_runs_alloy_and_says_what_differs() {
+    let input = "testdata/workloads/alloy-every-subsystem/input.yaml";
+    let alloy = agent_operator(&["render", "--runtime", "alloy", "-f", input]);
+    assert!(alloy.status.success(), "{}", stderr(&alloy));
+    let (out, err) = (stdout(&alloy), stderr(&alloy));
+    assert!(out.contains("image: grafana/alloy:v1.18.1"), "{out}");
+    assert!(out.contains("- --config.format=static"), "{out}");
+    assert!(!out.contains("grafana/agent:"), "{out}");
+    assert!(
+        err.contains(
+            "warning: MetricsInstance monitoring/b-c: spec.walTruncateFrequency: not used by Alloy"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with("rejected: ")
+            && l.contains("Integration monitoring/vcenter: spec.name: runtime alloy")),
+        "{err}"
+    );
+    // The configs Alloy gets name their instances with identifiers.
+    let configs = agent_operator(&["render", "--runtime", "alloy", "--config", "-f", input]);
+    assert!(configs.status.success(), "{}", stderr(&configs));
+    assert!(
+        stdout(&configs).contains("name: monitoring_b_c"),
+        "{}",
+        stdout(&configs)
+    );
+
+    for args in [
+        &["render", "-f", input][..],
+        &["render", "--runtime", "agent", "-f", input][..],
+    ] {
+        let agent = agent_operator(args);
+        assert!(agent.status.success(), "{args:?}: {}", stderr(&agent));
+        let (out, err) = (stdout(&agent), stderr(&agent));
+        assert!(out.contains("image: grafana/agent:"), "{args:?}: {out}");
+        assert!(!out.contains("grafana/alloy"), "{args:?}: {out}");
+        assert!(!err.contains("warning: "), "{args:?}: {err}");
+        assert!(!err.contains("runtime alloy"), "{args:?}: {err}");
+    }
+    let bad = agent_operator(&["render", "--runtime", "flow", "-f", input]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--runtime"), "{}", stderr(&bad));
+}

@@ -355,3 +355,77 @@ fn single_namespace_overlay_narrows_the_cluster_role_to_its_namespace() {
         ]
     );
 }
+
+/// `helm install` ends with the chart's notes: what was installed, under the names this release
+/// gives it, and the commands to check it and to go on. (`helm template` leaves NOTES.txt out and
+/// `helm install --dry-run=client` asks a server for its version and kinds: testkube answers.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn helm_install_prints_notes_naming_the_release_objects() {
+    let server = testkube::TestKube::start().await.expect("testkube");
+    let dir = root().join("target/deploy-tests");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let kubeconfig = dir.join(format!("notes-{}.kubeconfig", std::process::id()));
+    std::fs::write(&kubeconfig, server.kubeconfig_yaml()).expect("kubeconfig");
+    let with_kubeconfig = |program: &Path, args: &[&str]| {
+        let out = Command::new(program)
+            .args(args)
+            .env("KUBECONFIG", &kubeconfig)
+            .current_dir(root())
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+        assert!(
+            out.status.success(),
+            "{} {args:?}:\n{}",
+            program.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    };
+    // The ServiceMonitor of serviceMonitor.enabled needs its CRD in the server.
+    with_kubeconfig(
+        &kubectl(),
+        &["apply", "--server-side", "-f", "deploy/crds/crds.yaml"],
+    );
+    let install = |release: &str, namespace: &str, set: &[&str]| {
+        let mut args = vec![
+            "install",
+            release,
+            "deploy/helm",
+            "--namespace",
+            namespace,
+            "--dry-run=client",
+            "--disable-openapi-validation",
+        ];
+        args.extend_from_slice(set);
+        let out = with_kubeconfig(helm(), &args);
+        out.split("NOTES:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("helm install prints no NOTES:\n{out}"))
+            .to_owned()
+    };
+    let notes = install("grafana-agent-operator", "agent-operator", &[]);
+    for expected in [
+        "the Deployment agent-operator/grafana-agent-operator with 2 replica(s)",
+        "kubectl -n agent-operator get lease grafana-agent-operator",
+        "kubectl -n agent-operator logs deployment/grafana-agent-operator",
+        "docs/getting-started.md",
+        "agent-operator explain servicemonitor/NAMESPACE/NAME",
+        "--set serviceMonitor.enabled=true",
+    ] {
+        assert!(
+            notes.contains(expected),
+            "{expected:?} missing from:\n{notes}"
+        );
+    }
+    let notes = install(
+        "ops",
+        "monitoring",
+        &["--set", "serviceMonitor.enabled=true"],
+    );
+    assert!(
+        notes.contains("kubectl -n monitoring get lease ops-grafana-agent-operator")
+            && !notes.contains("serviceMonitor.enabled"),
+        "{notes}"
+    );
+    let _ = std::fs::remove_file(&kubeconfig);
+}

@@ -629,6 +629,37 @@ fn runs_with_exactly_its_rbac(install: &Install) {
         );
         std::thread::sleep(Duration::from_millis(300));
     }
+    // Edits that each write only the config Secret: `Applied` says so once, not at each edit
+    // (the same outcome). After the shards change below (another outcome), one more such edit
+    // is announced again with the same note, which continues that Event's series (the `patch`
+    // on events the RBAC grants).
+    let edit_interval = |cp: &ControlPlane, interval: &str| {
+        cp.ok(
+            &[
+                "-n",
+                apps,
+                "patch",
+                "servicemonitor",
+                "checkout",
+                "--type=json",
+                "-p",
+                &format!(
+                    r#"[{{"op": "replace", "path": "/spec/endpoints/0/interval", "value": "{interval}"}}]"#
+                ),
+            ],
+            None,
+        );
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while !config(cp).contains(interval) {
+            assert!(
+                Instant::now() < deadline,
+                "the config did not follow the interval edit to {interval}"
+            );
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    };
+    edit_interval(&cp, "50s");
+    edit_interval(&cp, "55s");
 
     // ... and pruned: one shard fewer, no logs, no integrations Deployment, no metrics at all.
     cp.ok(
@@ -648,6 +679,7 @@ fn runs_with_exactly_its_rbac(install: &Install) {
         "statefulset agent-shard-1",
         &["-n", agents, "get", "statefulset", "agent-shard-1"],
     );
+    edit_interval(&cp, "60s");
     cp.ok(&["-n", agents, "delete", "logsinstance", "--all"], None);
     cp.wait_gone(
         "daemonset agent-logs",

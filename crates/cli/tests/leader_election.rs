@@ -113,7 +113,7 @@ impl Candidate {
 }
 
 fn holder(cluster: &Cluster) -> Option<String> {
-    let lease = cluster.get_json(&["lease", "agent-operator", "-n", "default"]);
+    let lease = cluster.get_json(&["lease", "grafana-agent-operator", "-n", "default"]);
     lease["spec"]["holderIdentity"].as_str().map(str::to_string)
 }
 

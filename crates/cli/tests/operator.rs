@@ -189,6 +189,36 @@ async fn scenario_follows_every_change(backend: Backend) {
             .contains("scrape_interval: '20s'")
     );
 
+    // Another edit: now one request in all, the config Secret's. Nothing in any status
+    // changed, and the `Applied` Event of the first edit already said that the config Secret
+    // is written (Events are announced on a change of outcome, not per write). The control
+    // plane's Events are not counted (kube-controller-manager writes its own), testkube's are.
+    let writes = cluster.count_writes();
+    patch(
+        &cluster,
+        "servicemonitor",
+        "shop",
+        "checkout",
+        "json",
+        r#"[{"op":"replace","path":"/spec/endpoints/0/interval","value":"25s"}]"#,
+    );
+    cluster.converge("a second ServiceMonitor edit");
+    cluster.settle();
+    let since = writes.since();
+    assert_eq!(writes.of("secrets"), 1, "{since:?}");
+    for status in ["grafanaagents/status", "metricsinstances/status"] {
+        assert_eq!(writes.of(status), 0, "{status}: {since:?}");
+    }
+    if backend == Backend::TestKube {
+        // The edit itself (the test's patch of the ServiceMonitor) left out.
+        let operators: u64 = since
+            .iter()
+            .filter(|((_, resource), _)| resource != "servicemonitors")
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(operators, 1, "requests for one edit: {since:?}");
+    }
+
     // A new ServiceMonitor, then its deletion.
     cluster.apply(
         "apiVersion: monitoring.coreos.com/v1

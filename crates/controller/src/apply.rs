@@ -4,12 +4,13 @@
 //! Every write is a server-side apply with one field manager, forced, so fields other managers
 //! own (a `kubectl rollout restart` annotation, say) survive. Whether an object needs a write is
 //! decided without a request, from the owned-object stores: the applied object carries a hash
-//! of its desired content in an annotation (our desired content changed), and the version each
-//! write left (see [`Written`]) tells someone else's edit of a field we own from our own writes
-//! (drift, repaired by applying again).
+//! of its desired content in an annotation (our desired content changed), and the live content
+//! is compared with the desired one ([`drift`]: a generated Secret's data, a Service's or a
+//! workload's spec), so someone else's edit of a field we set is repaired by applying again, by
+//! this process or by any later one: nothing of it is kept in memory.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -28,6 +29,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::Error;
 use crate::metrics::Metrics;
+use crate::reconcile::Context;
 use crate::watches::Stores;
 
 /// The field manager of every write the operator makes.
@@ -66,43 +68,6 @@ pub fn desired_hash(object: &DesiredObject) -> Result<String, serde_json::Error>
     }
     let digest = Md5::digest(serde_json::to_vec(&value)?);
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// What one agent's objects looked like right after the operator last wrote them, by
-/// `(kind, name)` (all in the agent's namespace): the version each write found and the one it
-/// left. A live object at neither has been changed by someone else since.
-///
-/// The version is the `resourceVersion` for Secrets and Services, which nothing else writes,
-/// and the `generation` for workloads, whose status the workload controllers keep rewriting:
-/// only a spec edit counts as drift there. Held in memory: after a restart the first write of
-/// each object sets it, and until then only the desired-content hash decides.
-#[derive(Debug, Default)]
-pub(crate) struct Written {
-    versions: HashMap<(&'static str, String), WriteVersions>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct WriteVersions {
-    /// The live version when the write was decided (the store may still show it for a while).
-    found: Option<String>,
-    /// The version the server answered the write with.
-    left: Option<String>,
-}
-
-impl Written {
-    /// Whether `live_version` shows an edit that was not ours.
-    fn drifted(&self, kind: &'static str, name: &str, live_version: Option<&str>) -> bool {
-        match self.versions.get(&(kind, name.to_owned())) {
-            None => false,
-            Some(ours) => {
-                live_version != ours.left.as_deref() && live_version != ours.found.as_deref()
-            }
-        }
-    }
-
-    fn record(&mut self, kind: &'static str, name: &str, versions: WriteVersions) {
-        self.versions.insert((kind, name.to_owned()), versions);
-    }
 }
 
 /// The `resourceVersion` the operator's last write left on each object it wrote, by
@@ -177,28 +142,16 @@ impl OwnWrites {
     }
 }
 
-/// Why an object is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reason {
-    /// Missing, or written from another desired content.
-    Changed,
-    /// Someone else edited it since our last write.
-    Drifted,
-}
-
 /// Applies every object of `objects` (in order) whose content changed or drifted, then
 /// deletes the managed objects of `h`'s agent the plan no longer holds. Stops at the first
 /// transient failure; objects the server refuses for good are listed in [`Applied::refused`]
 /// and the others are still written.
 pub(crate) async fn apply(
-    client: &Client,
-    stores: &Stores,
-    metrics: &Metrics,
+    ctx: &Context,
     h: &Hierarchy,
     objects: &[PlannedObject],
-    written: &mut Written,
-    own: &OwnWrites,
 ) -> Result<Applied, Error> {
+    let (client, stores, metrics, own) = (&ctx.client, &ctx.stores, &ctx.metrics, &ctx.own_writes);
     let namespace = h.agent_namespace();
     let mut applied = Applied::default();
     for object in objects.iter().map(|planned| &planned.object) {
@@ -207,15 +160,17 @@ pub(crate) async fn apply(
             object: format!("{kind} {namespace}/{name}"),
             source,
         })?;
-        let live = live_state(stores, object, namespace);
-        let reason = match &live {
-            Some(live) if live.hash.as_deref() != Some(hash.as_str()) => Reason::Changed,
-            None => Reason::Changed,
-            Some(live) if written.drifted(kind, name, live.version.as_deref()) => Reason::Drifted,
-            Some(_) => continue,
-        };
-        if reason == Reason::Drifted {
-            tracing::info!(object = %format!("{kind} {namespace}/{name}"), "changed by someone else; restoring it");
+        match live_state(stores, object, namespace) {
+            None => {}
+            Some(live) if live.hash.as_deref() != Some(hash.as_str()) => {}
+            Some(live) => match live.drift {
+                None => continue,
+                Some(difference) => tracing::info!(
+                    object = %format!("{kind} {namespace}/{name}"),
+                    %difference,
+                    "changed by someone else; restoring it"
+                ),
+            },
         }
         let writer = Writer {
             client,
@@ -250,14 +205,6 @@ pub(crate) async fn apply(
             namespace,
             name,
             left.resource_version.clone().map(Left::Version),
-        );
-        written.record(
-            kind,
-            name,
-            WriteVersions {
-                found: live.and_then(|live| live.version),
-                left: version_of(object, &left),
-            },
         );
         applied.written.push(format!("{kind} {name}"));
     }
@@ -347,47 +294,216 @@ impl Writer<'_> {
 struct LiveState {
     /// The desired-content hash it was written from.
     hash: Option<String>,
-    /// See [`Written`].
-    version: Option<String>,
-}
-
-/// The version [`Written`] tracks for `object`'s kind, from a live object's metadata.
-fn version_of(object: &DesiredObject, meta: &ObjectMeta) -> Option<String> {
-    match object {
-        DesiredObject::Secret(_) | DesiredObject::Service(_) => meta.resource_version.clone(),
-        DesiredObject::StatefulSet(_)
-        | DesiredObject::DaemonSet(_)
-        | DesiredObject::Deployment(_) => meta.generation.map(|g| g.to_string()),
-    }
+    /// Where the live content departs from the desired one, if it does (see [`drift`]).
+    drift: Option<String>,
 }
 
 /// The live copy of `object` in the stores, unless it is missing or being deleted.
 fn live_state(stores: &Stores, object: &DesiredObject, namespace: &str) -> Option<LiveState> {
-    fn of<K>(store: &Store<K>, object: &DesiredObject, namespace: &str) -> Option<LiveState>
+    fn of<K>(store: &Store<K>, name: &str, namespace: &str) -> Option<Arc<K>>
     where
         K: Resource<DynamicType = ()> + Clone,
     {
-        let live = store.get(&ObjectRef::new(object.name()).within(namespace))?;
-        let meta = live.meta();
-        if meta.deletion_timestamp.is_some() {
-            return None;
-        }
-        Some(LiveState {
-            hash: meta
+        let live = store.get(&ObjectRef::new(name).within(namespace))?;
+        live.meta().deletion_timestamp.is_none().then_some(live)
+    }
+    fn state<K: Resource>(live: &K, drift: Option<String>) -> LiveState {
+        LiveState {
+            hash: live
+                .meta()
                 .annotations
                 .as_ref()
                 .and_then(|a| a.get(DESIRED_HASH_ANNOTATION))
                 .cloned(),
-            version: version_of(object, meta),
-        })
+            drift,
+        }
     }
+    let name = object.name();
     match object {
-        DesiredObject::Secret(_) => of(&stores.secrets, object, namespace),
-        DesiredObject::Service(_) => of(&stores.services, object, namespace),
-        DesiredObject::StatefulSet(_) => of(&stores.stateful_sets, object, namespace),
-        DesiredObject::DaemonSet(_) => of(&stores.daemon_sets, object, namespace),
-        DesiredObject::Deployment(_) => of(&stores.deployments, object, namespace),
+        DesiredObject::Secret(want) => {
+            let live = of(&stores.generated_secrets, name, namespace)?;
+            Some(state(&*live, secret_drift(want, &live)))
+        }
+        DesiredObject::Service(want) => {
+            let live = of(&stores.services, name, namespace)?;
+            Some(state(&*live, drift(&want.spec, &live.spec)))
+        }
+        DesiredObject::StatefulSet(want) => {
+            let live = of(&stores.stateful_sets, name, namespace)?;
+            Some(state(&*live, drift(&want.spec, &live.spec)))
+        }
+        DesiredObject::DaemonSet(want) => {
+            let live = of(&stores.daemon_sets, name, namespace)?;
+            Some(state(&*live, drift(&want.spec, &live.spec)))
+        }
+        DesiredObject::Deployment(want) => {
+            let live = of(&stores.deployments, name, namespace)?;
+            Some(state(&*live, drift(&want.spec, &live.spec)))
+        }
     }
+}
+
+/// Where a generated Secret's live data (each value a digest, see
+/// `watches::digest_values`) departs from the desired data.
+fn secret_drift(want: &Secret, live: &Secret) -> Option<String> {
+    let want = want.data.as_ref().map(|data| {
+        data.iter()
+            .map(|(key, value)| (key, Md5::digest(&value.0).to_vec()))
+            .collect::<BTreeMap<_, _>>()
+    });
+    let live = live.data.as_ref().map(|data| {
+        data.iter()
+            .map(|(key, value)| (key, value.0.clone()))
+            .collect::<BTreeMap<_, _>>()
+    });
+    let (want, live) = (want.unwrap_or_default(), live.unwrap_or_default());
+    if want == live {
+        return None;
+    }
+    let differing = want
+        .keys()
+        .chain(live.keys())
+        .find(|key| want.get(*key) != live.get(*key))
+        .map_or_else(String::new, |key| format!(".{key}"));
+    Some(format!("data{differing}"))
+}
+
+/// Where `live` departs from `want`, as a field path (`spec.replicas: want 1, have 3`), or
+/// `None` when every field `want` sets has the same value in `live`. The API server adds
+/// defaults (`live` may hold more fields), drops empty values (an empty string, list or
+/// map, `false` or `0` in `want` matches an absent field) and writes quantities its own way
+/// (`0.5` is `500m`): none of that is drift.
+fn drift<T: Serialize>(want: &Option<T>, live: &Option<T>) -> Option<String> {
+    let (Ok(want), Ok(live)) = (serde_json::to_value(want), serde_json::to_value(live)) else {
+        return Some("spec: not comparable".to_owned());
+    };
+    first_difference(&want, &live, "spec").err()
+}
+
+fn first_difference(
+    want: &serde_json::Value,
+    have: &serde_json::Value,
+    path: &str,
+) -> Result<(), String> {
+    use serde_json::Value;
+    match (want, have) {
+        (Value::Object(want), Value::Object(have)) => want.iter().try_for_each(|(key, w)| {
+            let here = format!("{path}.{key}");
+            match have.get(key) {
+                Some(h) => first_difference(w, h, &here),
+                None if is_empty(w) => Ok(()),
+                None => Err(format!("{here}: missing")),
+            }
+        }),
+        (Value::Array(want), Value::Array(have)) if want.len() == have.len() => want
+            .iter()
+            .zip(have)
+            .enumerate()
+            .try_for_each(|(i, (w, h))| first_difference(w, h, &format!("{path}[{i}]"))),
+        (Value::Number(w), Value::Number(h)) if w.as_f64() == h.as_f64() => Ok(()),
+        (Value::String(w), Value::String(h)) if same_quantity(w, h) => Ok(()),
+        (w, Value::Null) if is_empty(w) => Ok(()),
+        _ if want == have => Ok(()),
+        _ => Err(format!(
+            "{path}: want {}, have {}",
+            brief(want),
+            brief(have)
+        )),
+    }
+}
+
+/// A value the API server leaves out when it is all a field holds.
+fn is_empty(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.values().all(is_empty),
+    }
+}
+
+/// A value as a log line shows it: short (a pod template is not spelled out).
+fn brief(value: &serde_json::Value) -> String {
+    let mut text = value.to_string();
+    if text.len() > 80 {
+        let mut end = 77;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("...");
+    }
+    text
+}
+
+/// Whether two strings are the same Kubernetes quantity written two ways (`1Gi` and
+/// `1073741824`, `0.5` and `500m`): the API server writes back its canonical form.
+fn same_quantity(a: &str, b: &str) -> bool {
+    match (quantity(a), quantity(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// A quantity's exact value in units of 10^-9 (the finest a quantity holds), `None` for
+/// anything that is not a quantity or does not fit.
+fn quantity(text: &str) -> Option<i128> {
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let (sign, number) = match number.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, number.strip_prefix('+').unwrap_or(number)),
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if (whole.is_empty() && fraction.is_empty())
+        || !whole
+            .chars()
+            .chain(fraction.chars())
+            .all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    // value = digits * 10^(exp10 - fraction digits) * 2^exp2, in nano-units: exp10 + 9.
+    let digits: i128 = format!("{whole}{fraction}").parse().ok()?;
+    let (exp10, exp2): (i32, u32) = match suffix {
+        "" => (0, 0),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        exponent => {
+            let e = exponent.strip_prefix(['e', 'E'])?;
+            (e.parse().ok()?, 0)
+        }
+    };
+    let scale = exp10 + 9 - i32::try_from(fraction.len()).ok()?;
+    let mut value = digits.checked_mul(1i128.checked_shl(exp2)?)?;
+    if scale >= 0 {
+        value = value.checked_mul(10i128.checked_pow(scale.unsigned_abs())?)?;
+    } else {
+        let divisor = 10i128.checked_pow(scale.unsigned_abs())?;
+        if value % divisor != 0 {
+            return None;
+        }
+        value /= divisor;
+    }
+    Some(sign * value)
 }
 
 /// The objects of the kinds the operator creates in `namespace`, as the stores hold them.
@@ -450,6 +566,7 @@ async fn delete(client: &Client, object: &ExistingObject) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::ByteString;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
     fn secret(uid: &str, value: &str) -> DesiredObject {
@@ -465,29 +582,6 @@ mod tests {
             string_data: Some([("k".to_owned(), value.to_owned())].into()),
             ..Secret::default()
         })
-    }
-
-    #[test]
-    fn drift_is_a_version_the_operator_neither_found_nor_left() {
-        let mut written = Written::default();
-        // Never written by this process: the hash alone decides.
-        assert!(!written.drifted("Secret", "a-config", Some("7")));
-        written.record(
-            "Secret",
-            "a-config",
-            WriteVersions {
-                found: Some("7".to_owned()),
-                left: Some("9".to_owned()),
-            },
-        );
-        // The store still shows the version before our write, or already shows ours.
-        assert!(!written.drifted("Secret", "a-config", Some("7")));
-        assert!(!written.drifted("Secret", "a-config", Some("9")));
-        // Someone else wrote after us.
-        assert!(written.drifted("Secret", "a-config", Some("12")));
-        // Another object, or another kind of the same name, is not concerned.
-        assert!(!written.drifted("Service", "a-config", Some("12")));
-        assert!(!written.drifted("Secret", "b-config", Some("12")));
     }
 
     fn live_secret(version: &str, deleting: bool) -> Secret {
@@ -542,16 +636,84 @@ mod tests {
     }
 
     #[test]
-    fn workloads_drift_by_generation_and_the_rest_by_resource_version() {
-        let meta = ObjectMeta {
-            resource_version: Some("41".to_owned()),
-            generation: Some(3),
-            ..ObjectMeta::default()
+    fn drift_is_a_field_we_set_holding_another_value() {
+        use serde_json::json;
+        let differs = |want: serde_json::Value, have: serde_json::Value| {
+            first_difference(&want, &have, "spec").err()
         };
-        let secret = secret("", "x");
-        assert_eq!(version_of(&secret, &meta).as_deref(), Some("41"));
-        let statefulset = DesiredObject::StatefulSet(StatefulSet::default());
-        assert_eq!(version_of(&statefulset, &meta).as_deref(), Some("3"));
+        let want = json!({"replicas": 1, "template": {"spec": {"containers": [
+            {"name": "agent", "image": "grafana/agent:v0.44.8", "args": [], "resources": {"requests": {"cpu": "0.5", "memory": "1Gi"}}}
+        ]}}});
+        // Defaults added, empty values dropped, quantities rewritten: no drift.
+        let defaulted = json!({"replicas": 1, "revisionHistoryLimit": 10, "template": {"spec": {"containers": [
+            {"name": "agent", "image": "grafana/agent:v0.44.8", "imagePullPolicy": "IfNotPresent", "resources": {"requests": {"cpu": "500m", "memory": "1073741824"}}}
+        ], "restartPolicy": "Always"}}});
+        assert_eq!(differs(want.clone(), defaulted.clone()), None);
+        // Scaled by hand, another image, a container removed.
+        let mut scaled = defaulted.clone();
+        scaled["replicas"] = json!(3);
+        assert_eq!(
+            differs(want.clone(), scaled).as_deref(),
+            Some("spec.replicas: want 1, have 3")
+        );
+        let mut image = defaulted.clone();
+        image["template"]["spec"]["containers"][0]["image"] = json!("evil:latest");
+        assert_eq!(
+            differs(want.clone(), image).as_deref(),
+            Some(
+                r#"spec.template.spec.containers[0].image: want "grafana/agent:v0.44.8", have "evil:latest""#
+            )
+        );
+        let mut removed = defaulted;
+        removed["template"]["spec"]["containers"] = json!([]);
+        assert!(differs(want, removed).is_some());
+    }
+
+    #[test]
+    fn quantities_compare_by_value() {
+        assert!(same_quantity("0.5", "500m"));
+        assert!(same_quantity("1Gi", "1073741824"));
+        assert!(same_quantity("1e3", "1k"));
+        assert!(same_quantity("1.5Gi", "1536Mi"));
+        assert!(!same_quantity("1Gi", "1G"));
+        assert!(!same_quantity("100m", "1"));
+        assert!(!same_quantity("agent", "agent"), "not quantities");
+        assert_eq!(quantity("-2m"), Some(-2_000_000));
+        assert_eq!(quantity("1n"), Some(1));
+        assert_eq!(quantity("0.1n"), None, "finer than a quantity holds");
+        assert_eq!(quantity("9Ei9Ei"), None);
+    }
+
+    #[test]
+    fn a_generated_secret_drifts_when_a_value_differs_from_the_desired_one() {
+        let want = Secret {
+            data: Some([("agent.yml".to_owned(), ByteString(b"config".to_vec()))].into()),
+            ..Secret::default()
+        };
+        let mut live = want.clone();
+        crate::watches::digest_values(&mut live);
+        assert_eq!(secret_drift(&want, &live), None);
+        let mut edited = Secret {
+            data: Some(
+                [(
+                    "agent.yml".to_owned(),
+                    ByteString(b"edited by hand".to_vec()),
+                )]
+                .into(),
+            ),
+            ..Secret::default()
+        };
+        crate::watches::digest_values(&mut edited);
+        assert_eq!(
+            secret_drift(&want, &edited).as_deref(),
+            Some("data.agent.yml")
+        );
+        let mut added = live.clone();
+        added
+            .data
+            .get_or_insert_default()
+            .insert("extra".to_owned(), ByteString(Vec::new()));
+        assert_eq!(secret_drift(&want, &added).as_deref(), Some("data.extra"));
     }
 
     #[test]

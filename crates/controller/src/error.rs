@@ -1,17 +1,15 @@
-//! What can go wrong while reconciling, and whether trying again soon can help.
-
-use std::time::Duration;
+//! What can go wrong while reconciling, whether trying again soon can help, and the category
+//! that labels `agent_operator_reconcile_errors` and names the Warning Event of a failure.
 
 /// A failed reconcile step, naming the object it was acting on.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An API request failed; `action` says what was being done to which object.
-    #[error("{action}: {source}")]
-    Api {
-        action: String,
-        #[source]
-        source: kube::Error,
-    },
+    /// An API request failed; `action` says what was being done to which object. The kube
+    /// error is spelled out once, on the same line ([`one_line`]), and is not also reported as
+    /// this error's source: kube's errors repeat their causes in their own messages, and
+    /// printing the chain said each cause up to three times.
+    #[error("{action}: {}", one_line(.cause))]
+    Api { action: String, cause: kube::Error },
     #[error("encoding {object}: {source}")]
     Encode {
         object: String,
@@ -20,7 +18,8 @@ pub enum Error {
     },
     #[error("agent-selector {selector:?}: {message}")]
     AgentSelector { selector: String, message: String },
-    /// The render step panicked or its blocking task was cancelled.
+    /// Discovery could not settle: the referenced Secrets or ConfigMaps kept changing while
+    /// they were being read.
     #[error("rendering {agent}: {message}")]
     Render { agent: String, message: String },
     /// The API server refused some planned objects for good (the others were written).
@@ -36,7 +35,7 @@ fn refused_message(errors: &[Error]) -> String {
 impl Error {
     pub(crate) fn api(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
         let action = action.into();
-        move |source| Error::Api { action, source }
+        move |cause| Error::Api { action, cause }
     }
 
     /// Whether retrying soon can succeed: server errors, conflicts, throttling and
@@ -44,7 +43,7 @@ impl Error {
     /// change first.
     pub fn is_transient(&self) -> bool {
         match self {
-            Error::Api { source, .. } => match source {
+            Error::Api { cause, .. } => match cause {
                 kube::Error::Api(status) => {
                     status.code >= 500 || status.code == 409 || status.code == 429
                 }
@@ -63,7 +62,7 @@ impl Error {
     /// would be refused on creation too, and deleting would only take the running one away.
     pub(crate) fn is_immutable_field_change(&self) -> bool {
         let Error::Api {
-            source: kube::Error::Api(status),
+            cause: kube::Error::Api(status),
             ..
         } = self
         else {
@@ -83,6 +82,30 @@ impl Error {
         }
     }
 
+    /// What kind of failure this is: the `category` label of
+    /// `agent_operator_reconcile_errors` and, as [`Category::reason`], the reason of the
+    /// Warning Event a failed reconcile publishes. Refusals of several objects take the
+    /// category of the first.
+    pub fn category(&self) -> Category {
+        match self {
+            Error::Api { cause, .. } => match cause {
+                kube::Error::Api(status) => match status.code {
+                    409 => Category::Conflict,
+                    429 => Category::Throttled,
+                    401 | 403 => Category::Forbidden,
+                    code if code >= 500 => Category::Unavailable,
+                    _ => Category::Refused,
+                },
+                kube::Error::HyperError(_) | kube::Error::Service(_) => Category::Unavailable,
+                _ => Category::Client,
+            },
+            Error::Encode { .. } => Category::Client,
+            Error::AgentSelector { .. } => Category::Configuration,
+            Error::Render { .. } => Category::Unstable,
+            Error::Refused { errors } => errors.first().map_or(Category::Refused, Error::category),
+        }
+    }
+
     /// One error for the objects the server refused, if any.
     pub(crate) fn refused(mut errors: Vec<Error>) -> Option<Error> {
         match errors.len() {
@@ -93,23 +116,185 @@ impl Error {
     }
 }
 
-/// How long to wait before retrying after `failures` transient errors in a row: doubling from
-/// half a second, at most five minutes.
-pub(crate) fn backoff(failures: u32) -> Duration {
-    let millis = 500u64.saturating_mul(1u64 << failures.min(10));
-    Duration::from_millis(millis.min(300_000))
+/// An error and its causes as one line, each cause once: a cause whose message an earlier
+/// one already contains is left out (kube's errors quote their sources in their own message).
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let message = e.to_string();
+        let message = message.trim();
+        if !message.is_empty() && !kept.iter().any(|k| k.contains(message)) {
+            kept.push(message.replace('\n', " "));
+        }
+        next = e.source();
+    }
+    kept.join(": ")
+}
+
+/// Why no client to the cluster could be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// Neither a kubeconfig nor the in-cluster service account was found.
+    #[error(
+        "no cluster to connect to (KUBECONFIG, ~/.kube/config or the in-cluster service account): {message}"
+    )]
+    NoConfiguration { message: String },
+    #[error("connecting to {url}: {message}")]
+    Client { url: String, message: String },
+}
+
+/// A client to the cluster `kubectl` would use, and that cluster's URL (for messages).
+pub struct Connection {
+    pub client: kube::Client,
+    pub url: String,
+}
+
+/// Connects like kubectl: `KUBECONFIG`, `~/.kube/config`, or the in-cluster service account.
+pub async fn connect() -> Result<Connection, ConnectError> {
+    let config = kube::Config::infer()
+        .await
+        .map_err(|e| ConnectError::NoConfiguration {
+            message: one_line(&e)
+                .trim_start_matches("failed to infer config: ")
+                .to_owned(),
+        })?;
+    let url = config.cluster_url.to_string();
+    let client = kube::Client::try_from(config).map_err(|e| ConnectError::Client {
+        url: url.clone(),
+        message: one_line(&e),
+    })?;
+    Ok(Connection { client, url })
+}
+
+/// What kind of failure an [`Error`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// The API server could not be reached or answered 5xx.
+    Unavailable,
+    /// 409: someone else changed the object meanwhile.
+    Conflict,
+    /// 429: the API server asked to slow down.
+    Throttled,
+    /// 401 or 403: the operator may not do this (RBAC).
+    Forbidden,
+    /// Any other 4xx: the API server refused the object (a value it does not accept).
+    Refused,
+    /// The request could not be built or its answer read (encoding, TLS, configuration).
+    Client,
+    /// An operator flag is wrong (`--agent-selector`).
+    Configuration,
+    /// Referenced Secrets or ConfigMaps kept changing while being read.
+    Unstable,
+}
+
+impl Category {
+    /// Every category (the metric's series are served at zero from the start).
+    pub const ALL: [Category; 8] = [
+        Category::Unavailable,
+        Category::Conflict,
+        Category::Throttled,
+        Category::Forbidden,
+        Category::Refused,
+        Category::Client,
+        Category::Configuration,
+        Category::Unstable,
+    ];
+
+    /// The metric label (`snake_case`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::Unavailable => "unavailable",
+            Category::Conflict => "conflict",
+            Category::Throttled => "throttled",
+            Category::Forbidden => "forbidden",
+            Category::Refused => "refused",
+            Category::Client => "client",
+            Category::Configuration => "configuration",
+            Category::Unstable => "unstable",
+        }
+    }
+
+    /// The Event reason (`CamelCase`, as Kubernetes reasons are).
+    pub fn reason(self) -> &'static str {
+        match self {
+            Category::Unavailable => "APIUnavailable",
+            Category::Conflict => "Conflict",
+            Category::Throttled => "Throttled",
+            Category::Forbidden => "Forbidden",
+            Category::Refused => "RefusedByAPI",
+            Category::Client => "ClientError",
+            Category::Configuration => "InvalidFlag",
+            Category::Unstable => "InputsUnstable",
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer: {0}")]
+    struct Outer(#[source] Inner);
+    #[derive(Debug, thiserror::Error)]
+    #[error("inner: connection refused")]
+    struct Inner;
+    #[derive(Debug, thiserror::Error)]
+    #[error("client error (Connect)")]
+    struct Quiet(#[source] Inner);
+
     #[test]
-    fn backoff_doubles_up_to_five_minutes() {
-        assert_eq!(backoff(0), Duration::from_millis(500));
-        assert_eq!(backoff(1), Duration::from_secs(1));
-        assert_eq!(backoff(3), Duration::from_secs(4));
-        assert_eq!(backoff(30), Duration::from_secs(300));
+    fn a_cause_is_said_once() {
+        // A message quoting its source: the source is not said again.
+        assert_eq!(one_line(&Outer(Inner)), "outer: inner: connection refused");
+        // A message that does not: both, once.
+        assert_eq!(
+            one_line(&Quiet(Inner)),
+            "client error (Connect): inner: connection refused"
+        );
+        let api = Error::api("listing GrafanaAgents")(kube::Error::Service(Box::new(Outer(Inner))));
+        let text = api.to_string();
+        assert_eq!(text.matches("connection refused").count(), 1, "{text}");
+        assert!(std::error::Error::source(&api).is_none());
+    }
+
+    fn status(code: u16) -> Error {
+        let status: kube::core::Status = serde_json::from_value(serde_json::json!({
+            "status": "Failure", "message": "m", "reason": "r", "code": code,
+        }))
+        .expect("a Status");
+        Error::Api {
+            action: "applying Secret ns/a".to_owned(),
+            cause: kube::Error::Api(Box::new(status)),
+        }
+    }
+
+    #[test]
+    fn every_failure_has_a_category_that_agrees_with_whether_it_is_transient() {
+        let cases = [
+            (status(500), Category::Unavailable, true),
+            (status(503), Category::Unavailable, true),
+            (status(409), Category::Conflict, true),
+            (status(429), Category::Throttled, true),
+            (status(403), Category::Forbidden, false),
+            (status(422), Category::Refused, false),
+            (status(400), Category::Refused, false),
+        ];
+        for (error, category, transient) in cases {
+            assert_eq!(error.category(), category, "{error}");
+            assert_eq!(error.is_transient(), transient, "{error}");
+        }
+        let refused = Error::Refused {
+            errors: vec![status(403), status(422)],
+        };
+        assert_eq!(refused.category(), Category::Forbidden);
+        let selector = Error::AgentSelector {
+            selector: "a b".into(),
+            message: "m".into(),
+        };
+        assert_eq!(selector.category().label(), "configuration");
+        assert_eq!(selector.category().reason(), "InvalidFlag");
     }
 
     /// A 422 as kube-apiserver answers it, with these `(reason, field)` causes.
@@ -130,7 +315,7 @@ mod tests {
         .expect("a Status");
         Error::Api {
             action: "applying StatefulSet ns/agent".to_owned(),
-            source: kube::Error::Api(Box::new(status)),
+            cause: kube::Error::Api(Box::new(status)),
         }
     }
 

@@ -1,19 +1,37 @@
-//! Events users find with `kubectl describe`: Normal on the agent when its objects change,
+//! Events users find with `kubectl describe`: Normal `Applied` on the agent when what a
+//! reconcile wrote or deleted differs from what the last announced one did (a change of
+//! outcome: the config Secret written at every monitor edit is announced once, not per edit),
 //! Warning `InvalidConfiguration` on the agent and on each rejected object, the note starting
-//! with the rejection's own reason (`InvalidRegex: ServiceMonitor shop/web: ...`). A rejection
-//! is announced once, not again on every reconcile while it stays.
+//! with the rejection's own reason (`InvalidRegex: ServiceMonitor shop/web: ...`), and a
+//! Warning on the agent when applying failed, its reason the error's category
+//! (`crate::error::Category::reason`). A rejection or a failure is announced once, not again on
+//! every reconcile (or retry) while it stays.
+//!
+//! [`Publisher`] writes them (events.k8s.io/v1). Repeats of one Event fold into a series as
+//! usual, but a series is one object, type, reason, action *and note*: kube-runtime's
+//! `Recorder` (like client-go's) keys a series without the note and keeps its first note, so a
+//! second, different rejection of the same monitor never showed in `kubectl describe`, and
+//! `Applied` kept saying what the first write of the series wrote.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use api::GrafanaAgent;
 use k8s_openapi::api::core::v1::ObjectReference;
-use kube::Resource;
-use kube::runtime::events::{Event, EventType, Recorder};
-use kube::runtime::reflector::{ObjectRef, Store};
+use k8s_openapi::api::events::v1::{Event as EventObject, EventSeries};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::events::{Event, EventType, Reporter};
+
+use kube::{Client, Resource};
 use render::Rejection;
 use render::input_ref::{InputRef, Kind};
 
 use crate::apply::Applied;
+use crate::error::Error;
+use crate::reconcile::Context;
 use crate::watches::Stores;
 
 /// The Events API limit on a note.
@@ -23,58 +41,269 @@ const NOTE_LIMIT: usize = 1024;
 #[derive(Debug, Default)]
 pub(crate) struct Announced {
     rejections: BTreeSet<String>,
+    /// The failure of the last reconcile, if it failed.
+    failure: Option<String>,
+    /// The note of the last `Applied` Event.
+    applied: Option<String>,
+}
+
+/// The note of an `Applied` Event for `applied`, `None` when nothing was written or deleted.
+fn applied_note(applied: &Applied) -> Option<String> {
+    let mut parts = Vec::new();
+    if !applied.written.is_empty() {
+        parts.push(format!("applied {}", applied.written.join(", ")));
+    }
+    if !applied.deleted.is_empty() {
+        parts.push(format!("deleted {}", applied.deleted.join(", ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// How long a published Event can be continued as a series (as kube-runtime's `Recorder`).
+const SERIES_TTL: Duration = Duration::from_secs(6 * 60);
+
+/// Writes Events, folding repeats of the same note into a series. Shared by every reconcile.
+pub(crate) struct Publisher {
+    client: Client,
+    reporter: Reporter,
+    series: Mutex<HashMap<SeriesKey, Series>>,
+}
+
+/// What makes two Events one series: the same object, type, reason, action and note.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct SeriesKey {
+    regarding: (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ),
+    type_: &'static str,
+    reason: String,
+    action: String,
+    note: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Series {
+    /// The Event object's name and namespace.
+    name: String,
+    namespace: String,
+    count: i32,
+    last: Instant,
+}
+
+impl Publisher {
+    pub(crate) fn new(client: Client, reporter: Reporter) -> Publisher {
+        Publisher {
+            client,
+            reporter,
+            series: Mutex::default(),
+        }
+    }
+
+    /// Publishes `event` about `regarding`: a new Event, or the next of its series when the
+    /// same one was published in the last [`SERIES_TTL`].
+    pub(crate) async fn publish(
+        &self,
+        event: &Event,
+        regarding: &ObjectReference,
+    ) -> Result<(), kube::Error> {
+        let key = SeriesKey {
+            regarding: (
+                regarding.kind.clone(),
+                regarding.namespace.clone(),
+                regarding.name.clone(),
+                regarding.uid.clone(),
+            ),
+            type_: type_name(event.type_),
+            reason: event.reason.clone(),
+            action: event.action.clone(),
+            note: event.note.clone(),
+        };
+        let now = Timestamp::now();
+        let earlier = {
+            let mut all = self.series.lock().unwrap_or_else(PoisonError::into_inner);
+            all.retain(|_, s| s.last.elapsed() < SERIES_TTL);
+            all.get(&key).cloned()
+        };
+        if let Some(mut series) = earlier {
+            series.count += 1;
+            let patch = serde_json::json!({
+                "series": EventSeries {
+                    count: series.count,
+                    last_observed_time: MicroTime(now),
+                }
+            });
+            let api: Api<EventObject> = Api::namespaced(self.client.clone(), &series.namespace);
+            match api
+                .patch(&series.name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+            {
+                Ok(_) => {
+                    series.last = Instant::now();
+                    self.remember(key, series);
+                    return Ok(());
+                }
+                // Expired on the server meanwhile: a new Event below.
+                Err(kube::Error::Api(status)) if status.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let namespace = regarding
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".to_owned());
+        let object = EventObject {
+            metadata: ObjectMeta {
+                name: Some(format!(
+                    "{}.{:x}",
+                    regarding
+                        .name
+                        .as_deref()
+                        .unwrap_or(&self.reporter.controller),
+                    now.as_nanosecond()
+                )),
+                namespace: Some(namespace.clone()),
+                ..ObjectMeta::default()
+            },
+            event_time: Some(MicroTime(now)),
+            type_: Some(key.type_.to_owned()),
+            reason: Some(event.reason.clone()),
+            action: Some(event.action.clone()),
+            note: event.note.clone(),
+            regarding: Some(regarding.clone()),
+            related: event.secondary.clone(),
+            reporting_controller: Some(self.reporter.controller.clone()),
+            reporting_instance: Some(
+                self.reporter
+                    .instance
+                    .clone()
+                    .unwrap_or_else(|| self.reporter.controller.clone()),
+            ),
+            ..EventObject::default()
+        };
+        let api: Api<EventObject> = Api::namespaced(self.client.clone(), &namespace);
+        let created = api.create(&PostParams::default(), &object).await?;
+        self.remember(
+            key,
+            Series {
+                name: created.metadata.name.unwrap_or_default(),
+                namespace,
+                count: 1,
+                last: Instant::now(),
+            },
+        );
+        Ok(())
+    }
+
+    fn remember(&self, key: SeriesKey, series: Series) {
+        self.series
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, series);
+    }
+}
+
+fn type_name(type_: EventType) -> &'static str {
+    match type_ {
+        EventType::Normal => "Normal",
+        EventType::Warning => "Warning",
+    }
+}
+
+/// What one reconcile did, as its Events tell it.
+pub(crate) struct Outcome<'a> {
+    pub applied: &'a Applied,
+    /// Why the apply step failed, if it did.
+    pub error: Option<&'a Error>,
+    pub rejections: &'a [Rejection],
+    pub warnings: &'a [Rejection],
 }
 
 pub(crate) async fn publish(
-    recorder: &Recorder,
-    stores: &Stores,
+    ctx: &Context,
     agent: &GrafanaAgent,
-    applied: &Applied,
-    rejections: &[Rejection],
+    outcome: &Outcome<'_>,
     announced: &mut Announced,
 ) {
+    let recorder = &ctx.recorder;
     let agent_ref = agent.object_ref(&());
-    if !applied.is_empty() {
-        let mut parts = Vec::new();
-        if !applied.written.is_empty() {
-            parts.push(format!("applied {}", applied.written.join(", ")));
-        }
-        if !applied.deleted.is_empty() {
-            parts.push(format!("deleted {}", applied.deleted.join(", ")));
-        }
+    // `Applied` says what a reconcile wrote or deleted when that differs from what the last
+    // announced one did (or a failure came between): an edit of a monitor writes the config
+    // Secret, and so does the next one; a second Event saying so would cost a request per
+    // edit and tell nothing new.
+    if let Some(note) = applied_note(outcome.applied)
+        && announced.applied.as_ref() != Some(&note)
+    {
         let event = Event {
             type_: EventType::Normal,
             reason: "Applied".to_owned(),
-            note: Some(truncate(parts.join("; "))),
+            note: Some(truncate(note.clone())),
             action: "Reconcile".to_owned(),
             secondary: None,
         };
         send(recorder, &event, &agent_ref).await;
+        announced.applied = Some(note);
     }
 
-    let current: BTreeSet<String> = rejections.iter().map(ToString::to_string).collect();
-    for rejection in rejections {
+    // A failure is announced once, under its category's reason (`Forbidden`, `RefusedByAPI`,
+    // ...), until the outcome changes; retries of the same failure add nothing.
+    let failure = outcome.error.map(ToString::to_string);
+    if let Some(error) = outcome.error
+        && announced.failure != failure
+    {
+        let event = Event {
+            type_: EventType::Warning,
+            reason: error.category().reason().to_owned(),
+            note: Some(truncate(error.to_string())),
+            action: "Apply".to_owned(),
+            secondary: None,
+        };
+        send(recorder, &event, &agent_ref).await;
+        // What the next successful reconcile writes is news again.
+        announced.applied = None;
+    }
+    announced.failure = failure;
+
+    // Warnings (what the runtime does differently) are announced like rejections, under
+    // their own reason (`AlloyDifference`), and the objects still run.
+    let current: BTreeSet<String> = outcome
+        .rejections
+        .iter()
+        .chain(outcome.warnings)
+        .map(ToString::to_string)
+        .collect();
+    let rejected = outcome
+        .rejections
+        .iter()
+        .map(|r| (r, api::status::reason::INVALID_CONFIGURATION));
+    let warned = outcome
+        .warnings
+        .iter()
+        .map(|w| (w, api::status::reason::ALLOY_DIFFERENCE));
+    for (rejection, reason) in rejected.chain(warned) {
         let text = rejection.to_string();
         if announced.rejections.contains(&text) {
             continue;
         }
         let event = Event {
             type_: EventType::Warning,
-            reason: api::status::reason::INVALID_CONFIGURATION.to_owned(),
+            reason: reason.to_owned(),
             note: Some(truncate(format!("{}: {text}", rejection.reason))),
             action: "Render".to_owned(),
             secondary: None,
         };
         send(recorder, &event, &agent_ref).await;
         if rejection.object.kind != Kind::GrafanaAgent {
-            let object = reference(stores, &rejection.object);
+            let object = reference(&ctx.stores, &rejection.object);
             send(recorder, &event, &object).await;
         }
     }
     announced.rejections = current;
 }
 
-async fn send(recorder: &Recorder, event: &Event, on: &ObjectReference) {
+async fn send(recorder: &Publisher, event: &Event, on: &ObjectReference) {
     if let Err(e) = recorder.publish(event, on).await {
         // The outcome is also in the status; an Event lost is reported, not fatal.
         tracing::warn!(
@@ -101,41 +330,15 @@ fn truncate(mut note: String) -> String {
 /// An ObjectReference to an input object, with its UID when the stores know it (kubectl
 /// describe matches Events by UID).
 fn reference(stores: &Stores, object: &InputRef) -> ObjectReference {
-    fn uid<K: Resource<DynamicType = ()> + Clone>(
-        store: &Store<K>,
-        o: &InputRef,
-    ) -> Option<String> {
-        store
-            .get(&ObjectRef::new(&o.name).within(&o.namespace))?
-            .meta()
-            .uid
-            .clone()
-    }
-    let (api_version, uid) = match object.kind {
-        Kind::GrafanaAgent => (GRAFANA, uid(&stores.agents, object)),
-        Kind::MetricsInstance => (GRAFANA, uid(&stores.metrics_instances, object)),
-        Kind::LogsInstance => (GRAFANA, uid(&stores.logs_instances, object)),
-        Kind::PodLogs => (GRAFANA, uid(&stores.pod_logs, object)),
-        Kind::Integration => (GRAFANA, uid(&stores.integrations, object)),
-        Kind::ServiceMonitor => (COREOS, uid(&stores.service_monitors, object)),
-        Kind::PodMonitor => (COREOS, uid(&stores.pod_monitors, object)),
-        Kind::Probe => (COREOS, uid(&stores.probes, object)),
-        Kind::Secret => ("v1", uid(&stores.secrets, object)),
-        Kind::ConfigMap => ("v1", uid(&stores.config_maps, object)),
-        Kind::Namespace => ("v1", None),
-    };
     ObjectReference {
-        api_version: Some(api_version.to_owned()),
+        api_version: Stores::api_version(object.kind),
         kind: Some(object.kind.as_str().to_owned()),
         namespace: (!object.namespace.is_empty()).then(|| object.namespace.clone()),
         name: Some(object.name.clone()),
-        uid,
+        uid: stores.uid(object.kind, &object.namespace, &object.name),
         ..ObjectReference::default()
     }
 }
-
-const GRAFANA: &str = "monitoring.grafana.com/v1alpha1";
-const COREOS: &str = "monitoring.coreos.com/v1";
 
 #[cfg(test)]
 mod tests {

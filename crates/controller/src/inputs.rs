@@ -21,10 +21,11 @@ use kube::api::{Api, ListParams};
 use render::Discovery;
 use render::assets::AssetSource;
 use render::input_ref::{InputRef, Kind};
-use render::store::{Input, InputStore, KeyValues};
+use render::store::{Input, InputStore, InputView, KeyValues};
 use serde::de::DeserializeOwned;
 
 use crate::error::Error;
+use crate::reconcile::Context;
 use crate::watches::Stores;
 
 /// What was read of one Secret or ConfigMap: resourceVersion, every key name, wanted values.
@@ -45,12 +46,11 @@ const READS_IN_FLIGHT: usize = 16;
 
 /// Discovers `agent`'s hierarchy from the stores, reading the referenced values it lacks.
 pub(crate) async fn discover(
-    client: &kube::Client,
-    stores: &Stores,
+    ctx: &Context,
     agent: &Arc<api::GrafanaAgent>,
     values: &mut Values,
 ) -> Result<Discovery, Error> {
-    discover_reading(client, &mut objects(stores), agent, values).await
+    discover_reading(&ctx.client, &mut objects(&ctx.stores), agent, values).await
 }
 
 /// Every input of the cluster `client` points at, listed once, with the values of the
@@ -129,6 +129,14 @@ async fn discover_reading(
     values: &mut Values,
 ) -> Result<Discovery, Error> {
     for _ in 0..MAX_ROUNDS {
+        // Values are held only for objects that still exist: a Secret or ConfigMap the watch
+        // reports deleted is missing now, as it would be on a fresh start (its reference is
+        // then rejected), and its old values must not come back into the config or assets.
+        values.held.retain(|object, _| {
+            inputs
+                .data_object(source(object.kind), &object.namespace, &object.name)
+                .is_some()
+        });
         for (object, (version, key_names, data)) in &values.held {
             inputs.set_content(
                 source(object.kind),
@@ -200,37 +208,7 @@ fn source(kind: Kind) -> AssetSource {
 /// Every input object, Secrets and ConfigMaps by metadata only.
 fn objects(stores: &Stores) -> InputStore {
     let mut inputs = InputStore::new();
-    inputs.reset(stores.agents.state());
-    inputs.reset(stores.metrics_instances.state());
-    inputs.reset(stores.logs_instances.state());
-    inputs.reset(stores.pod_logs.state());
-    inputs.reset(stores.integrations.state());
-    inputs.reset(stores.service_monitors.state());
-    inputs.reset(stores.pod_monitors.state());
-    inputs.reset(stores.probes.state());
-    inputs.reset_namespaces(stores.namespaces.state().iter().map(|ns| {
-        (
-            ns.metadata.name.clone().unwrap_or_default(),
-            ns.metadata.labels.clone().unwrap_or_default(),
-        )
-    }));
-    let meta = |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| {
-        (
-            (
-                m.namespace.clone().unwrap_or_default(),
-                m.name.clone().unwrap_or_default(),
-            ),
-            m.resource_version.clone(),
-        )
-    };
-    inputs.reset_meta(
-        AssetSource::Secret,
-        stores.secrets.state().iter().map(|o| meta(&o.metadata)),
-    );
-    inputs.reset_meta(
-        AssetSource::ConfigMap,
-        stores.config_maps.state().iter().map(|o| meta(&o.metadata)),
-    );
+    stores.fill(&mut inputs);
     inputs
 }
 

@@ -32,6 +32,8 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
+use crate::backoff::Backoff;
+
 /// Server-side apply field manager of every write.
 pub const FIELD_MANAGER: &str = "agent-operator";
 /// Digest of the content we applied; equal digests mean there is nothing to write.
@@ -401,6 +403,7 @@ impl KubeletController {
         info!(service = %target, "kubelet controller started");
         let mut synced = [false; 4];
         let mut retry_in: Option<Duration> = None;
+        let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(60));
         let mut last_skipped: Option<Vec<String>> = None;
         loop {
             let retry = async {
@@ -435,11 +438,12 @@ impl KubeletController {
             let published: usize = desired.slices.iter().map(|s| s.endpoints.len()).sum();
             self.metrics.endpoints.set(gauge_value(published));
             retry_in = match self.update(&caches, &desired).await {
-                Ok(()) => None,
+                Ok(()) => {
+                    backoff.reset();
+                    None
+                }
                 Err(e) => {
-                    let delay = retry_in.map_or(Duration::from_secs(1), |d| {
-                        (d * 2).min(Duration::from_secs(60))
-                    });
+                    let delay = backoff.next_delay();
                     warn!(error = %e, retry_in = ?delay, "kubelet controller update failed");
                     Some(delay)
                 }

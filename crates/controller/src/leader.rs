@@ -23,6 +23,8 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
+use crate::backoff::Backoff;
+
 /// Where the Lease lives, who we are and how long a lease lasts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaderElectionConfig {
@@ -241,7 +243,7 @@ impl LeaderElection {
         let mut view = LeaseView::default();
         let mut manager_says_leader = false;
         let mut changed: Changed<'_> = Box::pin(manager.changed());
-        let mut retry = RetryDelay::new(config.lease_duration);
+        let mut retry = Backoff::new(Duration::from_secs(1), config.lease_duration);
         info!(identity = %config.identity, lease = %config.lease_name,
               namespace = %config.namespace, "campaigning for leadership");
 
@@ -261,7 +263,7 @@ impl LeaderElection {
                                 Ok(leader) => { manager_says_leader = leader; retry.reset(); }
                                 Err(e) => {
                                     warn!(error = %config.lease_error(e), "leader election failed; retrying");
-                                    tokio::time::sleep(retry.next()).await;
+                                    tokio::time::sleep(retry.next_delay()).await;
                                 }
                             }
                             changed = Box::pin(manager.changed());
@@ -367,31 +369,6 @@ fn until_instant(until: SystemTime) -> tokio::time::Instant {
     tokio::time::Instant::now() + left
 }
 
-/// Doubling delays from 1 s up to a cap, between failed attempts to reach the Lease.
-struct RetryDelay {
-    next: Duration,
-    cap: Duration,
-}
-
-impl RetryDelay {
-    fn new(cap: Duration) -> Self {
-        RetryDelay {
-            next: Duration::from_secs(1),
-            cap,
-        }
-    }
-
-    fn next(&mut self) -> Duration {
-        let delay = self.next;
-        self.next = (self.next * 2).min(self.cap);
-        delay
-    }
-
-    fn reset(&mut self) {
-        self.next = Duration::from_secs(1);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,14 +437,5 @@ mod tests {
             ..view
         };
         assert_eq!(unrenewed.ours_until(&config()), None);
-    }
-
-    #[test]
-    fn retry_delays_double_up_to_the_cap_and_reset() {
-        let mut retry = RetryDelay::new(Duration::from_secs(5));
-        let delays: Vec<u64> = (0..5).map(|_| retry.next().as_secs()).collect();
-        assert_eq!(delays, [1, 2, 4, 5, 5]);
-        retry.reset();
-        assert_eq!(retry.next(), Duration::from_secs(1));
     }
 }

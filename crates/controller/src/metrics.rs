@@ -23,6 +23,14 @@ pub struct ControllerLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ErrorLabels {
+    pub controller: String,
+    /// What kind of failure (`crate::error::Category::label`): `unavailable`, `conflict`,
+    /// `throttled`, `forbidden`, `refused`, `client`, `configuration`, `unstable`.
+    pub category: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct TriggerLabels {
     pub controller: String,
     /// The kind whose change caused a reconcile.
@@ -54,14 +62,14 @@ pub struct KindLabels {
 #[derive(Clone)]
 pub struct Metrics {
     reconcile_operations: Family<ControllerLabels, Counter>,
-    reconcile_errors: Family<ControllerLabels, Counter>,
+    reconcile_errors: Family<ErrorLabels, Counter>,
     reconcile_duration: Family<ControllerLabels, Histogram>,
     triggered: Family<TriggerLabels, Counter>,
     managed_resources: Family<ManagedLabels, Gauge>,
     status_updates: Family<ControllerLabels, Counter>,
     status_update_errors: Family<ControllerLabels, Counter>,
     workload_recreations: Family<KindLabels, Counter>,
-    watch_operations: Family<ResourceLabels, Counter>,
+    watch_events: Family<ResourceLabels, Counter>,
     watch_operations_failed: Family<ResourceLabels, Counter>,
     list_operations: Family<ResourceLabels, Counter>,
     list_operations_failed: Family<ResourceLabels, Counter>,
@@ -89,7 +97,7 @@ impl Metrics {
             status_updates: Family::default(),
             status_update_errors: Family::default(),
             workload_recreations: Family::default(),
-            watch_operations: Family::default(),
+            watch_events: Family::default(),
             watch_operations_failed: Family::default(),
             list_operations: Family::default(),
             list_operations_failed: Family::default(),
@@ -103,7 +111,7 @@ impl Metrics {
         );
         r.register(
             "reconcile_errors",
-            "Reconciles that failed",
+            "Reconciles that failed, by category",
             metrics.reconcile_errors.clone(),
         );
         r.register(
@@ -137,13 +145,13 @@ impl Metrics {
             metrics.workload_recreations.clone(),
         );
         r.register(
-            "watch_operations",
-            "Watch events received, by kind",
-            metrics.watch_operations.clone(),
+            "watch_events",
+            "Watch events received (objects added, changed or deleted), by kind",
+            metrics.watch_events.clone(),
         );
         r.register(
             "watch_operations_failed",
-            "Watch streams that failed, by kind",
+            "Watch requests that failed or ended in an error (a 410 Gone, say), by kind",
             metrics.watch_operations_failed.clone(),
         );
         r.register(
@@ -156,15 +164,44 @@ impl Metrics {
             "Lists that failed, by kind",
             metrics.list_operations_failed.clone(),
         );
+        // Counters that read zero before anything happened, rather than being absent: an
+        // alert on `rate(..._errors_total[5m]) > 0` or `increase()` sees the first error.
+        let _ = metrics.reconcile_operations.get_or_create(&controller());
+        for category in crate::error::Category::ALL {
+            let _ = metrics.reconcile_errors.get_or_create(&ErrorLabels {
+                controller: CONTROLLER.to_owned(),
+                category: category.label().to_owned(),
+            });
+        }
+        let _ = metrics.status_updates.get_or_create(&controller());
+        let _ = metrics.status_update_errors.get_or_create(&controller());
+        for kind in ["StatefulSet", "DaemonSet", "Deployment"] {
+            let _ = metrics.workload_recreations.get_or_create(&KindLabels {
+                kind: kind.to_owned(),
+            });
+        }
         metrics
+    }
+
+    /// Creates the per-kind series of a watch at zero.
+    pub(crate) fn watching(&self, kind: &str) {
+        let _ = self.watch_events.get_or_create(&resource(kind));
+        let _ = self.watch_operations_failed.get_or_create(&resource(kind));
+        let _ = self.list_operations.get_or_create(&resource(kind));
+        let _ = self.list_operations_failed.get_or_create(&resource(kind));
     }
 
     pub(crate) fn reconcile_started(&self) {
         self.reconcile_operations.get_or_create(&controller()).inc();
     }
 
-    pub(crate) fn reconcile_failed(&self) {
-        self.reconcile_errors.get_or_create(&controller()).inc();
+    pub(crate) fn reconcile_failed(&self, category: crate::error::Category) {
+        self.reconcile_errors
+            .get_or_create(&ErrorLabels {
+                controller: CONTROLLER.to_owned(),
+                category: category.label().to_owned(),
+            })
+            .inc();
     }
 
     pub(crate) fn reconcile_took(&self, seconds: f64) {
@@ -197,7 +234,7 @@ impl Metrics {
     }
 
     pub(crate) fn watch_event(&self, kind: &str) {
-        self.watch_operations.get_or_create(&resource(kind)).inc();
+        self.watch_events.get_or_create(&resource(kind)).inc();
     }
 
     pub(crate) fn watch_failed(&self, kind: &str) {
@@ -256,5 +293,34 @@ impl Metrics {
 fn resource(kind: &str) -> ResourceLabels {
     ResourceLabels {
         resource: kind.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_read_zero_before_the_first_increment() {
+        let mut registry = Registry::default();
+        let metrics = Metrics::new(&mut registry);
+        metrics.watching("ServiceMonitor");
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).expect("encode");
+        for series in [
+            r#"agent_operator_reconcile_errors_total{controller="grafanaagent",category="forbidden"} 0"#,
+            r#"agent_operator_reconcile_errors_total{controller="grafanaagent",category="unavailable"} 0"#,
+            r#"agent_operator_status_update_errors_total{controller="grafanaagent"} 0"#,
+            r#"agent_operator_workload_recreations_total{kind="StatefulSet"} 0"#,
+            r#"agent_operator_watch_events_total{resource="ServiceMonitor"} 0"#,
+            r#"agent_operator_watch_operations_failed_total{resource="ServiceMonitor"} 0"#,
+            r#"agent_operator_list_operations_failed_total{resource="ServiceMonitor"} 0"#,
+        ] {
+            assert!(text.contains(series), "{series} missing from:\n{text}");
+        }
+        assert!(
+            !text.contains("agent_operator_watch_operations_total"),
+            "{text}"
+        );
     }
 }

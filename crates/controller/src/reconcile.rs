@@ -8,16 +8,17 @@ use std::time::{Duration, Instant};
 use api::GrafanaAgent;
 use kube::Client;
 use kube::runtime::controller::Action;
-use kube::runtime::events::Recorder;
 use kube::runtime::reflector::ObjectRef;
 use render::desired::PlanOptions;
 use render::index::ReverseIndex;
 use render::input_ref::{InputRef, Kind};
 use render::plan::{MetricsConfig, plan_with_metrics};
 use render::render_cache::MetricsConfigCache;
+use tracing::Instrument;
 
 use crate::apply::{self, Applied};
-use crate::error::{Error, backoff};
+use crate::backoff::Backoff;
+use crate::error::Error;
 use crate::events::{self, Announced};
 use crate::inputs::{self, Values};
 use crate::metrics::Metrics;
@@ -40,7 +41,6 @@ const MIN_RECONCILE_SPACING: Duration = Duration::from_millis(250);
 pub(crate) struct AgentState {
     values: Values,
     metrics_config: MetricsConfigCache,
-    written: apply::Written,
     announced: Announced,
     /// When the last reconcile started (see [`MIN_RECONCILE_SPACING`]).
     last_started: Option<Instant>,
@@ -56,10 +56,10 @@ pub(crate) struct Context {
     pub metrics: Metrics,
     pub stores: Stores,
     pub index: Arc<RwLock<ReverseIndex>>,
-    pub recorder: Recorder,
+    pub recorder: events::Publisher,
     pub states: AgentStates,
-    /// Transient failures in a row, per agent, for the backoff.
-    pub failures: Mutex<HashMap<ObjectRef<GrafanaAgent>, u32>>,
+    /// The retry backoff of each agent whose last reconcile failed transiently.
+    pub failures: Mutex<HashMap<ObjectRef<GrafanaAgent>, Backoff>>,
     /// How often an agent is reconciled when nothing triggers it (guards against missed events).
     pub periodic: Duration,
     /// Whether every watch has listed once.
@@ -130,7 +130,10 @@ pub(crate) async fn reconcile(
     let started = Instant::now();
     state.last_started = Some(started);
     ctx.metrics.reconcile_started();
-    let result = pipeline(&agent, &key, &ctx, &mut state).await;
+    let span = tracing::info_span!("reconcile", agent = %key);
+    let result = pipeline(&agent, &key, &ctx, &mut state)
+        .instrument(span)
+        .await;
     return_freed_memory();
     ctx.metrics.reconcile_took(started.elapsed().as_secs_f64());
     match &result {
@@ -140,11 +143,12 @@ pub(crate) async fn reconcile(
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&key);
         }
-        Err(_) => ctx.metrics.reconcile_failed(),
+        Err(e) => ctx.metrics.reconcile_failed(e.category()),
     }
     result
 }
 
+/// The steps, each in a span of its own inside the reconcile's (which names the agent).
 async fn pipeline(
     agent: &Arc<GrafanaAgent>,
     key: &ObjectRef<GrafanaAgent>,
@@ -152,34 +156,31 @@ async fn pipeline(
     state: &mut AgentState,
 ) -> Result<Action, Error> {
     // snapshot + discover
-    let discovery = inputs::discover(&ctx.client, &ctx.stores, agent, &mut state.values).await?;
+    let discovery = inputs::discover(ctx, agent, &mut state.values)
+        .instrument(tracing::debug_span!("discover"))
+        .await?;
     ctx.index
         .write()
         .unwrap_or_else(PoisonError::into_inner)
         .record(&input_ref(key), &discovery.dependencies);
 
     // plan
-    let plan = tokio::task::block_in_place(|| {
-        plan_with_metrics(
-            &discovery,
-            &ctx.plan_options,
-            MetricsConfig::Cache(&mut state.metrics_config),
-        )
+    let plan = tracing::debug_span!("plan").in_scope(|| {
+        tokio::task::block_in_place(|| {
+            plan_with_metrics(
+                &discovery,
+                &ctx.plan_options,
+                MetricsConfig::Cache(&mut state.metrics_config),
+            )
+        })
     });
     ctx.metrics
         .set_managed(&key.to_string(), Some(managed_counts(&discovery, &plan)));
 
     // apply
-    let (applied, apply_error) = match apply::apply(
-        &ctx.client,
-        &ctx.stores,
-        &ctx.metrics,
-        &discovery.hierarchy,
-        &plan.objects,
-        &mut state.written,
-        &ctx.own_writes,
-    )
-    .await
+    let (applied, apply_error) = match apply::apply(ctx, &discovery.hierarchy, &plan.objects)
+        .instrument(tracing::debug_span!("apply"))
+        .await
     {
         Ok(mut applied) => {
             let refused = Error::refused(std::mem::take(&mut applied.refused));
@@ -192,31 +193,24 @@ async fn pipeline(
     }
 
     // status
-    match status::write(
-        &ctx.client,
-        &ctx.stores,
-        &ctx.metrics,
-        &ctx.sweep,
-        agent,
-        &plan,
-        apply_error.as_ref(),
-    )
-    .await
+    match status::write(ctx, agent, &plan, apply_error.as_ref())
+        .instrument(tracing::debug_span!("status"))
+        .await
     {
         Ok(_) => {}
         Err(e) if apply_error.is_none() => return Err(e),
         Err(e) => tracing::warn!(agent = %key, error = %e, "status not written"),
     }
 
-    events::publish(
-        &ctx.recorder,
-        &ctx.stores,
-        agent,
-        &applied,
-        &plan.rejections,
-        &mut state.announced,
-    )
-    .await;
+    let outcome = events::Outcome {
+        applied: &applied,
+        error: apply_error.as_ref(),
+        rejections: &plan.rejections,
+        warnings: &plan.warnings,
+    };
+    events::publish(ctx, agent, &outcome, &mut state.announced)
+        .instrument(tracing::debug_span!("events"))
+        .await;
 
     match apply_error {
         Some(e) => Err(e),
@@ -296,10 +290,13 @@ pub(crate) fn error_policy(agent: Arc<GrafanaAgent>, error: &Error, ctx: Arc<Con
         tracing::error!(agent = %key, error = %error, "reconcile failed; waiting for a change");
         return Action::requeue(ctx.periodic);
     }
-    let mut failures = ctx.failures.lock().unwrap_or_else(PoisonError::into_inner);
-    let count = failures.entry(key.clone()).or_default();
-    let delay = backoff(*count);
-    *count = count.saturating_add(1);
+    let delay = ctx
+        .failures
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(key.clone())
+        .or_insert_with(Backoff::reconcile)
+        .next_delay();
     tracing::warn!(agent = %key, error = %error, retry_in = ?delay, "reconcile failed; retrying");
     Action::requeue(delay)
 }

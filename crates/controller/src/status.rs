@@ -33,6 +33,7 @@ use serde::de::DeserializeOwned;
 use crate::apply::FIELD_MANAGER;
 use crate::error::Error;
 use crate::metrics::Metrics;
+use crate::reconcile::Context;
 use crate::watches::Stores;
 
 /// The longest field manager name the API server accepts.
@@ -192,14 +193,12 @@ fn complete(
 /// changed; removes its entries from objects it no longer selects and the entries of deleted
 /// agents `sweep` covers. Returns how many writes it made.
 pub(crate) async fn write(
-    client: &Client,
-    stores: &Stores,
-    metrics: &Metrics,
-    sweep: &Sweep,
+    ctx: &Context,
     agent: &GrafanaAgent,
     plan: &Plan,
     apply_error: Option<&Error>,
 ) -> Result<usize, Error> {
+    let (client, stores, metrics, sweep) = (&ctx.client, &ctx.stores, &ctx.metrics, &ctx.sweep);
     let now = Time(Timestamp::now());
     let key = agent_key(
         agent.metadata.namespace.as_deref().unwrap_or_default(),
@@ -252,12 +251,8 @@ pub(crate) async fn write(
 
 /// Removes `agent`'s entries from every object the stores hold (the agent was deleted or left
 /// `--agent-selector`).
-pub(crate) async fn remove_entries(
-    client: &Client,
-    stores: &Stores,
-    metrics: &Metrics,
-    agent: &str,
-) {
+pub(crate) async fn remove_entries(ctx: &Context, agent: &str) {
+    let (client, stores, metrics) = (&ctx.client, &ctx.stores, &ctx.metrics);
     let agents = BTreeSet::from([agent.to_owned()]);
     let removed = remove_from(client, metrics, &stores.metrics_instances, &agents).await;
     let removed = removed + remove_from(client, metrics, &stores.logs_instances, &agents).await;

@@ -189,8 +189,9 @@ impl Assets {
             },
         };
         let result = match &resolution {
-            // A missing object is not an error by itself: a file reference to it renders, and
-            // the file simply does not exist in the pod (upstream behaviour).
+            // A missing object is reported where the reference is used ([`Assets::value`],
+            // [`Assets::path`]), against the referencing object's field; an optional one is
+            // no error at all.
             Resolution::Failed(AssetError::ObjectMissing(_))
             | Resolution::Value(_)
             | Resolution::NotLoaded => Ok(()),
@@ -226,12 +227,16 @@ impl Assets {
         }
     }
 
-    /// The in-pod file path of `key`, for fields that take a file. Succeeds when the object
-    /// is missing (as upstream), fails when the object exists without the key.
+    /// The in-pod file path of `key`, for fields that take a file. Fails when the object or
+    /// its key is missing, as for a value: the file would not exist in the pod (upstream
+    /// writes the path anyway, and the agent then fails to use it), and a deleted Secret or
+    /// ConfigMap must take effect as a missing one does on a fresh start.
     pub fn path(&self, key: &AssetKey) -> Result<String, AssetError> {
         match self.resolved.get(key) {
             Some(Resolution::Failed(
-                e @ (AssetError::KeyMissing(_) | AssetError::Collision { .. }),
+                e @ (AssetError::ObjectMissing(_)
+                | AssetError::KeyMissing(_)
+                | AssetError::Collision { .. }),
             )) => Err(e.clone()),
             _ if !key.is_complete() => Err(AssetError::Incomplete),
             _ => Ok(key.file_path()),
@@ -301,11 +306,11 @@ mod tests {
     }
 
     #[test]
-    fn missing_object_still_gives_a_path_but_no_value() {
+    fn missing_object_gives_neither_a_path_nor_a_value() {
         let mut a = Assets::default();
         let k = key("default", "absent", "pw");
         assert_eq!(a.resolve(&store(), &k), Ok(()));
-        assert!(a.path(&k).is_ok());
+        assert_eq!(a.path(&k), Err(AssetError::ObjectMissing(k.clone())));
         assert_eq!(a.value(&k), Err(AssetError::ObjectMissing(k)));
     }
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use api::grafana_agent::GrafanaAgent;
+use api::grafana_agent::{GrafanaAgent, Runtime};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -34,6 +34,8 @@ pub struct PlanOptions {
     pub labels: BTreeMap<String, String>,
     /// The operator's version, sanitized into the pods' `app.kubernetes.io/version` label.
     pub operator_version: String,
+    /// `--runtime`: what runs the configs of the agents whose `spec.runtime` is unset.
+    pub runtime: Runtime,
 }
 
 /// The part of an agent an object serves. A subsystem runs while it has instances (metrics,

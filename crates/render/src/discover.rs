@@ -50,6 +50,18 @@ pub struct MetricsInstanceNode {
     pub probes: Vec<Arc<Probe>>,
 }
 
+impl MetricsInstanceNode {
+    pub fn instance_ref(&self) -> InputRef {
+        InputRef::of(Kind::MetricsInstance, self.instance.as_ref())
+    }
+}
+
+impl LogsInstanceNode {
+    pub fn instance_ref(&self) -> InputRef {
+        InputRef::of(Kind::LogsInstance, self.instance.as_ref())
+    }
+}
+
 /// A LogsInstance and the PodLogs it selected.
 #[derive(Debug, Clone)]
 pub struct LogsInstanceNode {

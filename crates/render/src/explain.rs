@@ -56,6 +56,21 @@ impl From<&InputRef> for ObjectName {
 pub struct Explanation {
     pub object: ObjectName,
     pub steps: Vec<Step>,
+    /// Why the object is not in the input at all: the errors it was refused with when read
+    /// (a value of the wrong type, one our CRDs' checks refuse, ...). No agent sees it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+}
+
+impl Explanation {
+    /// The explanation for an object refused when read, with the errors it was refused with.
+    pub fn refused(target: &InputRef, errors: Vec<String>) -> Self {
+        Explanation {
+            object: target.into(),
+            steps: Vec::new(),
+            refused: errors,
+        }
+    }
 }
 
 /// One GrafanaAgent (and instance) on the way to the object.
@@ -79,17 +94,24 @@ pub enum Outcome {
     /// Selected, but left out.
     Rejected { rejections: Vec<RejectionView> },
     /// Selected and rendered into these scrape jobs (or integration configs); `dropped` lists
-    /// the parts of it left out.
+    /// the parts of it left out, `warnings` what the runtime (Alloy) does differently from
+    /// what the object asks for (reason `AlloyDifference`: the object runs).
     Rendered {
         jobs: Vec<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         dropped: Vec<RejectionView>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<RejectionView>,
     },
 }
 
 /// A rejection, as `explain -o json` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RejectionView {
+    /// Whose rejection it is, when it is not the explained object's own: the instance (or
+    /// agent) whose rejection left the object out with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<ObjectName>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
     pub message: String,
@@ -163,7 +185,10 @@ pub fn explain<V: InputView + ?Sized>(
             agent_ref: &agent_ref,
             discovery: &discovery,
             plan: &planned,
-            jobs: JobIndex::of(&planned),
+            jobs: JobIndex::of(
+                &planned,
+                &crate::plan::with_runtime(&discovery.hierarchy, opts),
+            ),
         };
         match target.kind {
             Kind::MetricsInstance | Kind::LogsInstance | Kind::Integration => {
@@ -220,6 +245,7 @@ pub fn explain<V: InputView + ?Sized>(
     Ok(Explanation {
         object: target.into(),
         steps,
+        refused: Vec::new(),
     })
 }
 
@@ -269,7 +295,7 @@ impl AgentContext<'_> {
             Kind::Integration => self.integration_jobs(target),
             _ => self.jobs.of_instance(target),
         };
-        self.selected(target, jobs)
+        self.selected(target, None, jobs)
     }
 
     /// A monitor or PodLogs, through `instance`.
@@ -318,27 +344,50 @@ impl AgentContext<'_> {
             });
         }
         let jobs = self.jobs.of_leaf(&instance_ref, target);
-        step(self.selected(target, jobs))
+        step(self.selected(target, Some(&instance_ref), jobs))
     }
 
     /// The outcome for a selected object: rejected when it produced nothing and was
-    /// reported, else rendered.
-    fn selected(&self, target: &InputRef, jobs: Option<Vec<String>>) -> Outcome {
-        let rejections: Vec<RejectionView> = self
-            .plan
-            .rejections
-            .iter()
-            .filter(|r| r.object == *target)
-            .map(|r| RejectionView {
-                field: r.field.clone(),
-                message: r.message.clone(),
-            })
-            .collect();
+    /// reported, else rendered. An object left out without a rejection of its own was left
+    /// out with what holds it: the rejections of its instance (`via`), else of the agent, say
+    /// why.
+    fn selected(
+        &self,
+        target: &InputRef,
+        via: Option<&InputRef>,
+        jobs: Option<Vec<String>>,
+    ) -> Outcome {
+        let views = |list: &[crate::rejection::Rejection],
+                     object: &InputRef,
+                     whose: Option<ObjectName>|
+         -> Vec<RejectionView> {
+            list.iter()
+                .filter(|r| r.object == *object)
+                .map(|r| RejectionView {
+                    object: whose.clone(),
+                    field: r.field.clone(),
+                    message: r.message.clone(),
+                })
+                .collect()
+        };
+        let rejections_of = |object: &InputRef, whose| views(&self.plan.rejections, object, whose);
+        let rejections = rejections_of(target, None);
         match jobs {
             Some(jobs) if !jobs.is_empty() || rejections.is_empty() => Outcome::Rendered {
                 jobs,
                 dropped: rejections,
+                warnings: views(&self.plan.warnings, target, None),
             },
+            None if rejections.is_empty() => {
+                let mut holders: Vec<&InputRef> = via.into_iter().collect();
+                holders.push(self.agent_ref);
+                let rejections = holders
+                    .into_iter()
+                    .map(|h| rejections_of(h, Some(h.into())))
+                    .find(|r| !r.is_empty())
+                    .unwrap_or_default();
+                Outcome::Rejected { rejections }
+            }
             _ => Outcome::Rejected { rejections },
         }
     }
@@ -481,8 +530,16 @@ struct JobIndex {
 }
 
 impl JobIndex {
-    fn of(plan: &Plan) -> JobIndex {
+    fn of(plan: &Plan, h: &crate::discover::Hierarchy) -> JobIndex {
         let mut index = JobIndex::default();
+        // The configs name instances as the runtime needs (Alloy: identifiers): back to keys.
+        let keys: BTreeMap<String, String> = h
+            .metrics
+            .iter()
+            .map(|n| n.instance_ref())
+            .chain(h.logs.iter().map(|n| n.instance_ref()))
+            .map(|r| (crate::alloy::instance_name(h, &r), r.key()))
+            .collect();
         let agent = &plan.agent.name;
         for config in &plan.configs {
             let into = if config.secret_name == format!("{agent}-config") {
@@ -502,7 +559,8 @@ impl JobIndex {
             };
             for instance in section.map(|s| s.configs).unwrap_or_default() {
                 let jobs = instance.scrape_configs.into_iter().map(|j| j.job_name);
-                into.entry(instance.name).or_default().extend(jobs);
+                let key = keys.get(&instance.name).cloned().unwrap_or(instance.name);
+                into.entry(key).or_default().extend(jobs);
             }
         }
         index
@@ -559,6 +617,16 @@ impl std::fmt::Display for Explanation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let o = &self.object;
         writeln!(f, "{} {}/{}", o.kind, o.namespace, o.name)?;
+        if !self.refused.is_empty() {
+            writeln!(
+                f,
+                "  refused when read from the input, so no GrafanaAgent sees it:"
+            )?;
+            for e in &self.refused {
+                writeln!(f, "    {e}")?;
+            }
+            return Ok(());
+        }
         if self.steps.is_empty() {
             return writeln!(
                 f,
@@ -582,7 +650,11 @@ impl std::fmt::Display for Explanation {
                         writeln!(f, "      {r}")?;
                     }
                 }
-                Outcome::Rendered { jobs, dropped } => {
+                Outcome::Rendered {
+                    jobs,
+                    dropped,
+                    warnings,
+                } => {
                     if jobs.is_empty() {
                         writeln!(f, ": selected and rendered (no jobs)")?;
                     } else {
@@ -590,6 +662,9 @@ impl std::fmt::Display for Explanation {
                     }
                     for r in dropped {
                         writeln!(f, "      dropped: {r}")?;
+                    }
+                    for r in warnings {
+                        writeln!(f, "      runtime difference: {r}")?;
                     }
                 }
             }
@@ -600,6 +675,9 @@ impl std::fmt::Display for Explanation {
 
 impl std::fmt::Display for RejectionView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(o) = &self.object {
+            write!(f, "{} {}/{}: ", o.kind, o.namespace, o.name)?;
+        }
         match &self.field {
             Some(field) => write!(f, "{field}: {}", self.message),
             None => f.write_str(&self.message),

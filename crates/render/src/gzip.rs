@@ -191,6 +191,94 @@ impl GzipCache {
     }
 }
 
+/// gzip of a text written a piece at a time at its end, compressed while it grows: each
+/// segment is compressed as soon as the text shows where it ends (on every core when several
+/// are ready), so a writer can stop as soon as the compressed size is certain to pass a bound
+/// ([`GrowingGzip::min_len`]), without writing the rest. [`GrowingGzip::finish`] gives the
+/// very bytes [`gzip`] gives for the whole text: the segments are cut where [`gzip`] cuts
+/// them.
+#[derive(Debug)]
+pub struct GrowingGzip {
+    /// The header and the segments compressed so far.
+    out: Vec<u8>,
+    crc: Crc,
+    /// Where the next segment starts: the text before it is compressed.
+    consumed: usize,
+}
+
+/// The bytes that end a gzip member after its last segment: the empty final block, CRC-32 and
+/// ISIZE.
+const TRAILER_LEN: usize = 2 + 4 + 4;
+
+impl GrowingGzip {
+    pub fn new() -> io::Result<Self> {
+        Ok(GrowingGzip {
+            out: header()?,
+            crc: Crc::new(),
+            consumed: 0,
+        })
+    }
+
+    /// Compresses the segments of `text` that are complete now. `text` is the whole text
+    /// written so far: it starts with the text of the previous call.
+    pub fn advance(&mut self, text: &str) -> io::Result<()> {
+        self.compress(text, false)
+    }
+
+    /// How many bytes of the text are compressed.
+    pub fn consumed(&self) -> usize {
+        self.consumed
+    }
+
+    /// A lower bound of the length of the finished gzip, whatever text follows: what is
+    /// compressed so far and the bytes that end the member.
+    pub fn min_len(&self) -> usize {
+        self.out.len() + TRAILER_LEN
+    }
+
+    /// The gzip of `text`, the whole text (it starts with the text of every previous call).
+    pub fn finish(mut self, text: &str) -> io::Result<Vec<u8>> {
+        self.compress(text, true)?;
+        let mut out = self.out;
+        // An empty final block with fixed codes: BFINAL=1, BTYPE=01, end-of-block.
+        out.extend_from_slice(&[0x03, 0x00]);
+        out.extend_from_slice(&self.crc.sum().to_le_bytes());
+        // ISIZE is the length modulo 2^32, as RFC 1952 defines it.
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        Ok(out)
+    }
+
+    /// Compresses the complete segments after [`GrowingGzip::consumed`], and with `last` the
+    /// rest of `text` as the last segment.
+    fn compress(&mut self, text: &str, last: bool) -> io::Result<()> {
+        let whole = Text::new(&[text]);
+        let mut ranges = Vec::new();
+        let mut start = self.consumed;
+        while let Some(end) = next_cut(&whole, start) {
+            ranges.push(start..end);
+            start = end;
+        }
+        if last {
+            ranges.push(start..text.len());
+            start = text.len();
+        }
+        let bytes = text.as_bytes();
+        let segments: Vec<Segment> = ranges
+            .par_iter()
+            .map(|range| {
+                let primer = &bytes[range.start.saturating_sub(WINDOW)..range.start];
+                compress_segment(primer, &bytes[range.clone()], None)
+            })
+            .collect::<io::Result<_>>()?;
+        for segment in segments {
+            self.out.extend_from_slice(&segment.deflated);
+            self.crc.combine(&segment.crc);
+        }
+        self.consumed = start;
+        Ok(())
+    }
+}
+
 /// The 10-byte gzip header flate2 writes for an unnamed member with mtime 0.
 fn header() -> io::Result<Vec<u8>> {
     let empty = GzBuilder::new()
@@ -284,41 +372,44 @@ impl<'t> Text<'t> {
 }
 
 /// The end offsets of the segments of `text` (the last one is its length).
-///
-/// A segment ends after the first line that starts at least [`SEGMENT_BYTES`] into it and
-/// whose hash has its [`CUT_MASK`] bits zero; text before that point is not even read, so
-/// finding the cuts of a 50 MB config costs next to nothing.
 fn cut_points(text: &Text<'_>) -> Vec<usize> {
     let mut cuts = Vec::new();
-    // A line spread over several chunks is copied here to be hashed.
-    let mut line = Vec::new();
     let mut segment_start = 0;
-    while text.len - segment_start > SEGMENT_BYTES {
-        let Some(first_line) = text.line_end_after(segment_start + SEGMENT_BYTES) else {
-            break;
-        };
-        // Text whose lines never qualify (all alike) is still cut, at four times the minimum.
-        let give_up = segment_start + 4 * SEGMENT_BYTES;
-        let mut line_start = first_line;
-        let mut cut = None;
-        // A last line without its newline never ends a segment.
-        while let Some(line_end) = text.line_end_after(line_start) {
-            let hash = line_hash(text.bytes(line_start..line_end, &mut line));
-            if hash & CUT_MASK == 0 || line_end >= give_up {
-                cut = Some(line_end);
-                break;
-            }
-            line_start = line_end;
-        }
-        let Some(end) = cut else { break };
-        if end >= text.len {
-            break;
-        }
+    while let Some(end) = next_cut(text, segment_start) {
         cuts.push(end);
         segment_start = end;
     }
     cuts.push(text.len);
     cuts
+}
+
+/// Where the segment that starts at `segment_start` ends, `None` when it runs to the end of
+/// `text` (it is the last one).
+///
+/// A segment ends after the first line that starts at least [`SEGMENT_BYTES`] into it and
+/// whose hash has its [`CUT_MASK`] bits zero; text before that point is not even read, so
+/// finding the cuts of a 50 MB config costs next to nothing. A cut depends only on the whole
+/// lines before it and is never the end of the text, so a cut found in a text that later
+/// grows at its end is a cut of the grown text too ([`GrowingGzip`]).
+fn next_cut(text: &Text<'_>, segment_start: usize) -> Option<usize> {
+    if text.len - segment_start <= SEGMENT_BYTES {
+        return None;
+    }
+    let first_line = text.line_end_after(segment_start + SEGMENT_BYTES)?;
+    // Text whose lines never qualify (all alike) is still cut, at four times the minimum.
+    let give_up = segment_start + 4 * SEGMENT_BYTES;
+    // A line spread over several chunks is copied here to be hashed.
+    let mut line = Vec::new();
+    let mut line_start = first_line;
+    // A last line without its newline never ends a segment.
+    while let Some(line_end) = text.line_end_after(line_start) {
+        let hash = line_hash(text.bytes(line_start..line_end, &mut line));
+        if hash & CUT_MASK == 0 || line_end >= give_up {
+            return (line_end < text.len).then_some(line_end);
+        }
+        line_start = line_end;
+    }
+    None
 }
 
 /// A hash of one line, eight bytes at a time (most of a large config's lines are looked
@@ -546,6 +637,48 @@ mod tests {
             assert_eq!(
                 gzip_chunks(&nothing).expect("gzip"),
                 gzip("").expect("gzip")
+            );
+        }
+    }
+
+    /// A text compressed while it is written, whatever the pieces it is written in, gives the
+    /// bytes of compressing it whole; what is compressed before the end never shrinks, so
+    /// `min_len` is a bound a writer may stop on.
+    #[test]
+    fn a_growing_text_gives_the_bytes_of_compressing_it_whole() {
+        let text = config_like();
+        let whole = gzip(&text).expect("gzip");
+        for (n, lengths) in [
+            random_lengths(4, 5000),
+            random_lengths(5, 900_000),
+            vec![3 * SEGMENT_BYTES + 17],
+            vec![text.len()],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut growing = GrowingGzip::new().expect("header");
+            let mut written = String::new();
+            let mut bound = growing.min_len();
+            for piece in split(&text, lengths) {
+                written.push_str(piece);
+                growing.advance(&written).expect("gzip");
+                assert!(growing.min_len() >= bound);
+                bound = growing.min_len();
+                assert!(growing.consumed() <= written.len());
+            }
+            assert!(bound <= whole.len(), "split {n}");
+            assert!(
+                growing.finish(&written).expect("gzip") == whole,
+                "split {n}"
+            );
+        }
+        for text in ["", "a", "server: {}\n"] {
+            let mut growing = GrowingGzip::new().expect("header");
+            growing.advance(text).expect("gzip");
+            assert_eq!(
+                growing.finish(text).expect("gzip"),
+                gzip(text).expect("gzip")
             );
         }
     }

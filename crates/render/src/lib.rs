@@ -17,6 +17,7 @@
 //!   document, object and field.
 
 pub mod admission;
+pub mod alloy;
 pub mod assets;
 pub mod config;
 pub mod config_text;

@@ -83,6 +83,16 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Objects of kinds the operator reads that were accepted.
     pub accepted: usize,
+    /// Where each accepted object was read: `Kind namespace/name` → (source, document).
+    pub origins: BTreeMap<String, (String, usize)>,
+}
+
+impl Loaded {
+    /// `source (document N)` of `object`, as diagnostics name it, when it was read here.
+    pub fn origin_of(&self, object: &crate::input_ref::InputRef) -> Option<String> {
+        let (source, document) = self.origins.get(&object.to_string())?;
+        Some(format!("{source} (document {document})"))
+    }
 }
 
 struct DocContext<'a> {
@@ -277,6 +287,7 @@ impl Loader {
             store: self.store,
             diagnostics: self.diagnostics,
             accepted: self.accepted,
+            origins: self.seen,
         }
     }
 }
@@ -298,17 +309,33 @@ fn prepare_document(source: &str, document: usize, doc: &str) -> Vec<Prepared> {
     // everything else (and every error) goes through the full parser.
     let parsed = match crate::yaml::read_simple_document(doc) {
         Some(value) => Ok(value),
-        None => serde_saphyr::from_str::<Value>(doc),
+        None => full_parse(doc),
     };
     let mut out = Vec::new();
     match parsed {
         Ok(value) => prepare_value(&ctx, value, &mut out),
         Err(e) => {
-            let msg = format!("not valid YAML: {}", first_line(&e.to_string()));
+            // Our words and a position, never the text: the document may be a Secret.
+            let msg = format!("not valid YAML: {}", crate::yaml::describe_parse_error(&e));
             out.push(Prepared::Diagnostic(ctx.diag(Severity::Error, None, msg)));
         }
     }
     out
+}
+
+/// The full parser, with its limits on nodes, events and scalar bytes sized to the document:
+/// each node takes at least one byte of text, so those limits can only stop text that
+/// expands (aliases, which keep their own limits), never a large input. Fixed limits refused
+/// the List that `kubectl get ... -A -o yaml` prints for 10k ServiceMonitors (one YAML
+/// document of 250k+ nodes).
+fn full_parse(doc: &str) -> Result<Value, serde_saphyr::Error> {
+    let mut options = serde_saphyr::options::Options::default();
+    let mut budget = options.budget.take().unwrap_or_default();
+    budget.max_nodes = budget.max_nodes.max(doc.len());
+    budget.max_events = budget.max_events.max(doc.len().saturating_mul(4));
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(doc.len());
+    options.budget = Some(budget);
+    serde_saphyr::from_str_with_options(doc, options)
 }
 
 fn prepare_value(ctx: &DocContext<'_>, value: Value, out: &mut Vec<Prepared>) {
@@ -361,10 +388,30 @@ fn prepare_value(ctx: &DocContext<'_>, value: Value, out: &mut Vec<Prepared>) {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
+    // Names longer than Kubernetes allows are reported (the API server refuses them), by their
+    // length: the label shows only their start.
+    let too_long = [
+        (
+            "metadata.name",
+            &name,
+            if cluster_scoped { 63 } else { 253 },
+        ),
+        ("metadata.namespace", &namespace, 63),
+    ]
+    .into_iter()
+    .find(|(_, value, max)| value.chars().count() > *max)
+    .map(|(field, value, max)| {
+        let message = format!(
+            "{} characters long; Kubernetes allows at most {max}",
+            value.chars().count()
+        );
+        (field, message)
+    });
+    let (name_shown, namespace_shown) = (shortened(&name), shortened(&namespace));
     let label = if cluster_scoped {
-        format!("{kind} {name}")
+        format!("{kind} {name_shown}")
     } else {
-        format!("{kind} {namespace}/{name}")
+        format!("{kind} {namespace_shown}/{name_shown}")
     };
     let ctx = DocContext {
         source: ctx.source,
@@ -380,6 +427,10 @@ fn prepare_value(ctx: &DocContext<'_>, value: Value, out: &mut Vec<Prepared>) {
     if name.is_empty() {
         let f = Some("metadata.name".to_owned());
         out.push(error(&ctx, f, "an object needs a name"));
+        return;
+    }
+    if let Some((field, message)) = too_long {
+        out.push(error(&ctx, Some(field.to_owned()), &message));
         return;
     }
     let mut diagnostics = Vec::new();
@@ -483,7 +534,7 @@ fn core_object(
         "Secret" => {
             let secret = reported(
                 ctx,
-                parse::<k8s_openapi::api::core::v1::Secret>(value),
+                parse::<k8s_openapi::api::core::v1::Secret>(value).map_err(without_value("Secret")),
                 diagnostics,
             )?;
             let mut data: KeyValues = secret
@@ -501,7 +552,8 @@ fn core_object(
         "ConfigMap" => {
             let cm = reported(
                 ctx,
-                parse::<k8s_openapi::api::core::v1::ConfigMap>(value),
+                parse::<k8s_openapi::api::core::v1::ConfigMap>(value)
+                    .map_err(without_value("ConfigMap")),
                 diagnostics,
             )?;
             let mut data: KeyValues = cm
@@ -519,8 +571,24 @@ fn core_object(
     }
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or_default().to_owned()
+/// A Secret's or ConfigMap's parse error without the value: serde's messages quote it
+/// (`invalid type: string "...", expected ...`), and these values are credentials. The
+/// field says which key. A Secret's `data` and a ConfigMap's `binaryData` are base64.
+fn without_value(kind: &'static str) -> impl Fn((String, String)) -> (String, String) {
+    move |(field, _)| {
+        let base64 = match kind {
+            "Secret" => field.starts_with("data."),
+            _ => field.starts_with("binaryData."),
+        };
+        let message = if base64 {
+            "the value must be a base64-encoded string"
+        } else if field.starts_with("data.") || field.starts_with("stringData.") {
+            "the value must be a string"
+        } else {
+            "a value of the wrong type"
+        };
+        (field, message.to_owned())
+    }
 }
 
 fn default_namespace(obj: &mut Map<String, Value>) {
@@ -532,6 +600,14 @@ fn default_namespace(obj: &mut Map<String, Value>) {
         if ns.as_str().is_none_or(|s| s.is_empty()) {
             *ns = Value::String("default".to_owned());
         }
+    }
+}
+
+/// `s`, or its first 64 characters and `…` when it is longer.
+fn shortened(s: &str) -> String {
+    match s.char_indices().nth(64) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_owned(),
     }
 }
 

@@ -3,8 +3,10 @@
 //!
 //! `render` prints this plan; the controller applies it. Both call [`plan`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use api::grafana_agent::Runtime;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -20,7 +22,9 @@ use crate::discover::{Discovery, Hierarchy};
 use crate::gzip::{self, GzipCache};
 use crate::input_ref::InputRef;
 use crate::rejection::{Reason, Rejection};
-use crate::render_cache::{MetricsConfigCache, RenderedText};
+use crate::render_cache::{
+    BoundedConfig, MetricsConfigCache, OneOffError, Overflow, RenderedText, render_metrics_bounded,
+};
 use crate::status::DesiredStatus;
 use crate::{workloads, yaml};
 
@@ -45,6 +49,9 @@ pub struct Plan {
     pub configs: Vec<RenderedConfig>,
     /// Discovery's and rendering's rejections, sorted.
     pub rejections: Vec<Rejection>,
+    /// What the runtime does differently from what the objects ask for, sorted: Reason
+    /// `AlloyDifference` ([`crate::alloy::warnings`]). The objects still run.
+    pub warnings: Vec<Rejection>,
     /// The agent's status and its entries in the instances and Integrations it selects.
     pub status: DesiredStatus,
 }
@@ -111,16 +118,29 @@ fn secret_data_of_chunks(
     len: usize,
     cache: Option<&mut GzipCache>,
 ) -> Result<Vec<u8>, String> {
-    let compressed = len > GZIP_THRESHOLD;
-    let bytes = if compressed {
-        match cache {
-            Some(cache) => cache.compress_chunks(chunks),
-            None => gzip::gzip_chunks(chunks),
-        }
-        .map_err(|e| format!("Secret {name}: gzip failed: {e}"))?
-    } else {
-        chunks.concat().into_bytes()
-    };
+    if len <= GZIP_THRESHOLD {
+        return checked_secret_data(name, chunks.concat().into_bytes(), false, len);
+    }
+    let bytes = match cache {
+        Some(cache) => cache.compress_chunks(chunks),
+        None => gzip::gzip_chunks(chunks),
+    }
+    .map_err(|e| gzip_failed(name, &e))?;
+    checked_secret_data(name, bytes, true, len)
+}
+
+fn gzip_failed(name: &str, e: &dyn std::fmt::Display) -> String {
+    format!("Secret {name}: gzip failed: {e}")
+}
+
+/// `bytes`, the data of the config Secret `name` for an agent.yml of `len` bytes, or why they
+/// cannot be stored.
+fn checked_secret_data(
+    name: &str,
+    bytes: Vec<u8>,
+    compressed: bool,
+    len: usize,
+) -> Result<Vec<u8>, String> {
     if bytes.len() > SECRET_SIZE_LIMIT {
         return Err(format!(
             "config Secret {name} would hold {} bytes{} (agent.yml is {} bytes), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret; split the monitors between several GrafanaAgents",
@@ -130,6 +150,20 @@ fn secret_data_of_chunks(
         ));
     }
     Ok(bytes)
+}
+
+/// Why the config Secret `name` cannot be stored, when rendering stopped at `overflow`: how
+/// far over the limit the whole config would be, and how much was rendered to know it.
+pub fn overflow_message(name: &str, overflow: &Overflow) -> String {
+    let estimate = overflow.estimated_len();
+    format!(
+        "config Secret {name} would hold about {estimate} bytes gzip-compressed ({:.1} times the limit), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret: the jobs of the first {} of its {} monitors already take {} bytes ({} bytes of agent.yml), where rendering stopped; split the monitors between several GrafanaAgents",
+        estimate as f64 / SECRET_SIZE_LIMIT as f64,
+        overflow.monitors_rendered,
+        overflow.monitors,
+        overflow.compressed_len,
+        overflow.text_len,
+    )
 }
 
 /// The data of the assets Secret `name`, or why it cannot be stored: the API server refuses a
@@ -216,6 +250,60 @@ impl Planner<'_> {
         ));
     }
 
+    /// The metrics config Secret of `rendered`; when it is too large to store, the message
+    /// names the monitors that take the most of it, the likely culprits.
+    fn metrics_secret(&mut self, rendered: RenderedText, gzip_cache: Option<&mut GzipCache>) {
+        let rejected_before = self.rejections.len() + rendered.rejections.len();
+        let largest = rendered.largest;
+        self.config_secret_text(
+            Subsystem::Metrics,
+            rendered.text,
+            rendered.rejections,
+            gzip_cache,
+        );
+        self.name_largest(rejected_before, &largest, "its largest monitors");
+    }
+
+    /// [`Planner::metrics_secret`] of a text whose gzip was made while it was rendered.
+    fn metrics_secret_gzipped(&mut self, rendered: RenderedText, gzip: Vec<u8>) {
+        let rejected_before = self.rejections.len() + rendered.rejections.len();
+        let largest = rendered.largest.clone();
+        self.config_secret_gzipped(Subsystem::Metrics, rendered, gzip);
+        self.name_largest(rejected_before, &largest, "its largest monitors");
+    }
+
+    /// Reports the metrics config found too large before it was complete, naming the largest
+    /// of the monitors rendered until then.
+    fn metrics_too_large(&mut self, overflow: Overflow) {
+        let rejected_before = self.rejections.len() + overflow.rejections.len();
+        let largest = overflow.largest.clone();
+        let which = if overflow.monitors_rendered < overflow.monitors {
+            "the largest of those"
+        } else {
+            "its largest monitors"
+        };
+        self.config_too_large(Subsystem::Metrics, overflow);
+        self.name_largest(rejected_before, &largest, which);
+    }
+
+    /// Appends `largest` (monitors and the agent.yml bytes of their jobs) to the
+    /// config-too-large reports from the `from`th rejection on: the likely culprits.
+    fn name_largest(&mut self, from: usize, largest: &[(InputRef, usize)], which: &str) {
+        if largest.is_empty() {
+            return;
+        }
+        let named: Vec<String> = largest
+            .iter()
+            .map(|(monitor, bytes)| format!("{monitor} ({bytes} bytes)"))
+            .collect();
+        for r in self.rejections.iter_mut().skip(from) {
+            if r.reason == Reason::ConfigTooLarge {
+                r.message
+                    .push_str(&format!("; {which}: {}", named.join(", ")));
+            }
+        }
+    }
+
     /// Adds `subsystem`'s config Secret holding the agent.yml `text`, unless it cannot be
     /// stored (then the agent is reported instead).
     fn config_secret_text(
@@ -227,18 +315,58 @@ impl Planner<'_> {
     ) {
         self.rejections.extend(rejections);
         let name = self.config_secret_name(subsystem);
-        let bytes = match config_secret_data_with(&name, &text, gzip_cache) {
-            Ok(b) => b,
-            Err(msg) => {
-                self.rejections.push(Rejection::new(
-                    self.agent.clone(),
-                    Reason::ConfigTooLarge,
-                    None,
-                    msg,
-                ));
-                return;
-            }
+        match config_secret_data_with(&name, &text, gzip_cache) {
+            Ok(bytes) => self.add_config_secret(subsystem, name, text, bytes),
+            Err(msg) => self.too_large(msg),
+        }
+    }
+
+    /// [`Planner::config_secret_text`] of a text whose gzip is made.
+    fn config_secret_gzipped(
+        &mut self,
+        subsystem: Subsystem,
+        rendered: RenderedText,
+        gzip: Vec<u8>,
+    ) {
+        self.rejections.extend(rendered.rejections);
+        let name = self.config_secret_name(subsystem);
+        let text = rendered.text;
+        let checked = if text.len() > GZIP_THRESHOLD {
+            checked_secret_data(&name, gzip, true, text.len())
+        } else {
+            checked_secret_data(&name, text.as_str().as_bytes().to_vec(), false, text.len())
         };
+        match checked {
+            Ok(bytes) => self.add_config_secret(subsystem, name, text, bytes),
+            Err(msg) => self.too_large(msg),
+        }
+    }
+
+    /// Reports that `subsystem`'s config was found too large before it was complete.
+    fn config_too_large(&mut self, subsystem: Subsystem, overflow: Overflow) {
+        let msg = overflow_message(&self.config_secret_name(subsystem), &overflow);
+        self.rejections.extend(overflow.rejections);
+        self.too_large(msg);
+    }
+
+    /// Reports on the agent that a config Secret cannot be stored.
+    fn too_large(&mut self, msg: String) {
+        self.rejections.push(Rejection::new(
+            self.agent.clone(),
+            Reason::ConfigTooLarge,
+            None,
+            msg,
+        ));
+    }
+
+    /// Adds `subsystem`'s config Secret `name` holding `bytes`, the stored form of `text`.
+    fn add_config_secret(
+        &mut self,
+        subsystem: Subsystem,
+        name: String,
+        text: ConfigText,
+        bytes: Vec<u8>,
+    ) {
         let labels = secret_labels(self.h, self.opts);
         let data = BTreeMap::from([(CONFIG_KEY.to_owned(), bytes)]);
         let secret = secret(self.h, name.clone(), labels, data);
@@ -249,6 +377,23 @@ impl Planner<'_> {
             subsystem,
             text,
         });
+    }
+}
+
+/// `h` as planned: an agent without `spec.runtime` runs what the operator's `--runtime`
+/// says, and from here on its spec says so (the rest of the crate reads the runtime from the
+/// spec). Borrowed unless that changes anything.
+pub fn with_runtime<'a>(h: &'a Hierarchy, opts: &PlanOptions) -> Cow<'a, Hierarchy> {
+    match (h.agent.spec.runtime, opts.runtime) {
+        (None, Runtime::Alloy) => {
+            let mut agent = h.agent.as_ref().clone();
+            agent.spec.runtime = Some(Runtime::Alloy);
+            Cow::Owned(Hierarchy {
+                agent: std::sync::Arc::new(agent),
+                ..h.clone()
+            })
+        }
+        _ => Cow::Borrowed(h),
     }
 }
 
@@ -276,15 +421,21 @@ pub fn plan_with_metrics(
     opts: &PlanOptions,
     metrics: MetricsConfig<'_>,
 ) -> Plan {
-    let h = &discovery.hierarchy;
+    let selected = &*with_runtime(&discovery.hierarchy, opts);
+    // What the configs hold: for Alloy, without the objects whose component labels would
+    // collide (they are rejected). The status counts what was selected.
+    let (rendered, collisions) = crate::alloy::without_label_collisions(selected);
+    let h = &*rendered;
     let agent = h.agent_ref();
+    let mut rejections = discovery.rejections.clone();
+    rejections.extend(collisions);
     let mut p = Planner {
         h,
         opts,
         agent: agent.clone(),
         objects: Vec::new(),
         configs: Vec::new(),
-        rejections: discovery.rejections.clone(),
+        rejections,
     };
 
     p.assets_secret();
@@ -297,24 +448,23 @@ pub fn plan_with_metrics(
     };
     match metrics {
         // Monitor by monitor, so the whole typed document is never held (same text).
-        MetricsConfig::Render => match crate::render_cache::render_metrics_text(h) {
-            Ok(Some(rendered)) => {
-                p.config_secret_text(Subsystem::Metrics, rendered.text, rendered.rejections, None)
+        // Compressed while rendered, and given up once certain not to fit.
+        MetricsConfig::Render => match render_metrics_bounded(h, SECRET_SIZE_LIMIT) {
+            Ok(Some(BoundedConfig::Rendered { rendered, gzip })) => {
+                p.metrics_secret_gzipped(rendered, gzip)
             }
+            Ok(Some(BoundedConfig::TooLarge(overflow))) => p.metrics_too_large(overflow),
             Ok(None) => {}
-            Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
+            Err(OneOffError::Yaml(e)) => p.yaml_failed(Subsystem::Metrics, &e),
+            Err(OneOffError::Gzip(e)) => {
+                let msg = gzip_failed(&p.config_secret_name(Subsystem::Metrics), &e);
+                p.too_large(msg);
+            }
         },
-        MetricsConfig::Rendered(Some(rendered)) => {
-            p.config_secret_text(Subsystem::Metrics, rendered.text, rendered.rejections, None)
-        }
+        MetricsConfig::Rendered(Some(rendered)) => p.metrics_secret(rendered, None),
         MetricsConfig::Rendered(None) => {}
         MetricsConfig::Cache(cache) => match cache.render(h) {
-            Ok(Some((rendered, _))) => p.config_secret_text(
-                Subsystem::Metrics,
-                rendered.text,
-                rendered.rejections,
-                Some(cache.gzip_cache()),
-            ),
+            Ok(Some((rendered, _))) => p.metrics_secret(rendered, Some(cache.gzip_cache())),
             Ok(None) => {}
             Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
@@ -338,12 +488,21 @@ pub fn plan_with_metrics(
 
     p.rejections.sort();
     p.rejections.dedup();
-    let status = crate::status::desired(h, &p.rejections, p.objects.len());
+    let mut status = crate::status::desired(selected, &p.rejections, p.objects.len());
+    let warnings = crate::alloy::warnings(selected);
+    status
+        .agent
+        .conditions
+        .extend(crate::status::runtime_differences(
+            &warnings,
+            h.agent.metadata.generation,
+        ));
     Plan {
         agent,
         objects: p.objects,
         configs: p.configs,
         rejections: p.rejections,
+        warnings,
         status,
     }
 }
@@ -405,6 +564,43 @@ mod tests {
         );
     }
 
+    /// Issue 22, item 11: one oversized monitor makes the whole config too large to store;
+    /// the message names the monitors that take the most of it, largest first.
+    #[test]
+    fn a_config_too_large_names_its_largest_monitors() {
+        let monitor = |name: &str, replacement: &str| {
+            format!(
+                "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: {name}, namespace: monitoring}}\nspec:\n  selector: {{}}\n  endpoints:\n  - port: http\n    relabelings:\n    - {{targetLabel: x, replacement: '{replacement}'}}\n"
+            )
+        };
+        let mut text = "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec:\n  serviceMonitorSelector: {}\n".to_owned();
+        text.push_str(&monitor("a-small", "x"));
+        text.push_str(&monitor("b-huge", &incompressible(SECRET_SIZE_LIMIT * 2)));
+        text.push_str(&monitor("c-medium", &incompressible(1000)));
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", &text);
+        let store = loader.finish().store;
+        let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
+        let p = plan(&discovery, &PlanOptions::default());
+        let too_large: Vec<&Rejection> = p
+            .rejections
+            .iter()
+            .filter(|r| r.reason == Reason::ConfigTooLarge)
+            .collect();
+        assert_eq!(too_large.len(), 1, "{:#?}", p.rejections);
+        let message = &too_large[0].message;
+        let named = message
+            .split_once("; its largest monitors: ")
+            .map(|(_, named)| named)
+            .unwrap_or_else(|| panic!("{message}"));
+        assert!(
+            named.starts_with("ServiceMonitor monitoring/b-huge (")
+                && named.contains("), ServiceMonitor monitoring/c-medium (")
+                && named.contains("), ServiceMonitor monitoring/a-small ("),
+            "{named}"
+        );
+    }
+
     #[test]
     fn an_agent_whose_metrics_config_is_too_large_is_reported_and_gets_no_config_secret() {
         let mut loader = Loader::new();
@@ -417,6 +613,7 @@ mod tests {
         let oversized = RenderedText {
             text: incompressible(SECRET_SIZE_LIMIT * 2).into(),
             rejections: Vec::new(),
+            largest: Vec::new(),
         };
         let p = plan_with_metrics(
             &discovery,
@@ -439,6 +636,76 @@ mod tests {
         // The same agent with a config that fits gets its Secret.
         let p = plan(&discovery, &PlanOptions::default());
         assert!(p.objects.iter().any(|o| o.name() == "big-config"));
+    }
+
+    /// At 50k ServiceMonitors the config is 4 MB compressed: known to be too large a quarter
+    /// of the way in. Rendering stops there, and the message says how far over it would be.
+    #[test]
+    fn rendering_stops_once_the_compressed_config_is_certain_to_be_too_large() {
+        const MONITORS: usize = 3000;
+        const PAYLOAD: usize = 1500;
+        // Text gzip cannot shrink, different in every monitor: about 1.1 KB compressed each,
+        // 3.3 MB for all of them.
+        let payload = incompressible(MONITORS * PAYLOAD);
+        let mut text = "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec:\n  serviceMonitorNamespaceSelector: {}\n  serviceMonitorSelector: {}\n".to_owned();
+        for i in 0..MONITORS {
+            let mut replacement = payload[i * PAYLOAD..(i + 1) * PAYLOAD].to_owned();
+            if i == 5 {
+                // One monitor three times as large: the first named.
+                replacement = replacement.repeat(3);
+            }
+            text.push_str(&format!(
+                "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: sm-{i:04}, namespace: apps, resourceVersion: \"1\"}}\nspec:\n  selector: {{matchLabels: {{app: sm-{i}}}}}\n  endpoints:\n  - port: web\n    relabelings:\n    - {{targetLabel: payload, replacement: {replacement}}}\n"
+            ));
+        }
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", &text);
+        let store = loader.finish().store;
+        let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
+
+        let Some(BoundedConfig::TooLarge(overflow)) =
+            render_metrics_bounded(&discovery.hierarchy, SECRET_SIZE_LIMIT).expect("render")
+        else {
+            panic!("the config is too large");
+        };
+        assert_eq!(overflow.monitors, MONITORS);
+        assert!(
+            overflow.monitors_rendered < MONITORS / 2,
+            "stopped after {} monitors",
+            overflow.monitors_rendered
+        );
+        assert!(overflow.compressed_len > SECRET_SIZE_LIMIT);
+        assert!(
+            overflow.estimated_len() > 2 * SECRET_SIZE_LIMIT,
+            "{overflow:?}"
+        );
+        // The largest of the monitors rendered, named, the largest first.
+        assert_eq!(
+            overflow.largest.len(),
+            crate::render_cache::LARGEST_SHOWN,
+            "{overflow:?}"
+        );
+        assert_eq!(
+            overflow.largest[0].0.to_string(),
+            "ServiceMonitor apps/sm-0005",
+            "{overflow:?}"
+        );
+        assert!(overflow.largest[0].1 > overflow.largest[1].1 + PAYLOAD);
+
+        let p = plan(&discovery, &PlanOptions::default());
+        assert!(!p.objects.iter().any(|o| o.name() == "big-config"));
+        let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 1, "{messages:#?}");
+        let message = &messages[0];
+        for wanted in [
+            "GrafanaAgent monitoring/big: config Secret big-config would hold about ",
+            " bytes gzip-compressed (",
+            " times the limit), above the 1048576-byte limit of a Secret: the jobs of the first ",
+            " of its 3000 monitors already take ",
+            "where rendering stopped; split the monitors between several GrafanaAgents; the largest of those: ServiceMonitor apps/sm-0005 (",
+        ] {
+            assert!(message.contains(wanted), "{wanted:?} not in {message}");
+        }
     }
 
     /// Through the cache, the metrics config is gzipped from its parts, never laid out, and

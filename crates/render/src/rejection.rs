@@ -57,6 +57,12 @@ pub enum Reason {
     /// A setting of the GrafanaAgent every monitor depends on is unusable, so the monitor
     /// cannot be rendered.
     AgentSettingUnusable,
+    /// Runtime alloy: a setting Alloy's static converter refuses (the object is left out, the
+    /// others run).
+    AlloyRefuses,
+    /// Runtime alloy: a setting Alloy does not use, and what it does instead (a warning: the
+    /// object runs).
+    AlloyDifference,
 }
 
 impl Reason {
@@ -84,6 +90,8 @@ impl Reason {
             Reason::AssetsTooLarge => "AssetsTooLarge",
             Reason::NothingRendered => "NothingRendered",
             Reason::AgentSettingUnusable => "AgentSettingUnusable",
+            Reason::AlloyRefuses => "AlloyRefuses",
+            Reason::AlloyDifference => "AlloyDifference",
         }
     }
 

@@ -39,7 +39,7 @@ use crate::config::metrics::{
 use crate::config::{AgentConfig, ServerConfig};
 use crate::config_text::{ConfigText, RenderedPart};
 use crate::discover::Hierarchy;
-use crate::gzip::GzipCache;
+use crate::gzip::{GrowingGzip, GzipCache};
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 use crate::yaml::{self, YamlError};
@@ -51,7 +51,13 @@ pub struct RenderedText {
     /// From the cache, the frame and the cached parts, not laid out (see [`ConfigText`]).
     pub text: ConfigText,
     pub rejections: Vec<Rejection>,
+    /// The monitors whose jobs take the most of the text, largest first (at most
+    /// [`LARGEST_SHOWN`]), with their bytes: named when the config is too large to store.
+    pub largest: Vec<(InputRef, usize)>,
 }
+
+/// How many of the largest monitors [`RenderedText::largest`] names.
+pub const LARGEST_SHOWN: usize = 3;
 
 /// What one [`MetricsConfigCache::render`] reused.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,8 +97,6 @@ pub struct MetricsConfigCache {
     renders: u64,
     /// The indentation of scrape_configs items in the frame; parts are written for it.
     item_indent: Option<usize>,
-    /// False for a one-off render: parts are not kept.
-    forget: bool,
     /// The compressed segments of the last config text, for [`crate::plan`].
     gzip: GzipCache,
 }
@@ -103,16 +107,242 @@ const SLOT_MARKER: &str = "\u{1}scrape-configs-slot-";
 /// [`SLOT_MARKER`] as the emitter writes it, inside double quotes.
 const SLOT_MARKER_ESCAPED: &str = "\\u0001scrape-configs-slot-";
 
-/// The metrics agent.yml of `h` rendered monitor by monitor, without keeping anything:
-/// what [`crate::plan::plan`] uses. The same text as `yaml::to_string` of
-/// [`metrics::render`], without ever holding the whole typed document, which for 10k
-/// ServiceMonitors is larger than its 50 MB of text.
+/// The metrics agent.yml of `h` rendered monitor by monitor, without keeping anything. The
+/// same text as `yaml::to_string` of [`metrics::render`], without ever holding the whole
+/// typed document, which for 10k ServiceMonitors is larger than its 50 MB of text.
 pub fn render_metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, YamlError> {
-    let mut once = MetricsConfigCache {
-        forget: true,
-        ..MetricsConfigCache::default()
+    match one_off(h, None) {
+        Ok(Some(OneOff::Whole { rendered, .. })) => Ok(Some(rendered)),
+        Ok(_) => Ok(None),
+        Err(OneOffError::Yaml(e)) => Err(e),
+        // Nothing is compressed without a bound.
+        Err(OneOffError::Gzip(e)) => Err(YamlError::from(serde_json::Error::io(e))),
+    }
+}
+
+/// [`render_metrics_text`] for a config Secret of at most `bound` bytes once gzip-compressed
+/// (what [`crate::plan::plan`] uses): the text is compressed as it is written, and rendering
+/// stops as soon as the compressed size is certain to pass `bound`. At 50k ServiceMonitors
+/// the config (234 MB, 4 MB compressed) is known to be too large a quarter of the way in.
+pub fn render_metrics_bounded(
+    h: &Hierarchy,
+    bound: usize,
+) -> Result<Option<BoundedConfig>, OneOffError> {
+    Ok(one_off(h, Some(bound))?.map(|done| match done {
+        OneOff::Whole { rendered, gzip } => BoundedConfig::Rendered {
+            rendered,
+            gzip: gzip.unwrap_or_default(),
+        },
+        OneOff::TooLarge(overflow) => BoundedConfig::TooLarge(overflow),
+    }))
+}
+
+/// What [`render_metrics_bounded`] gives.
+#[derive(Debug)]
+pub enum BoundedConfig {
+    /// The whole text and its gzip (stored when the text is larger than
+    /// [`crate::desired::GZIP_THRESHOLD`]); the gzip may still pass the bound by its last
+    /// segment.
+    Rendered {
+        rendered: RenderedText,
+        gzip: Vec<u8>,
+    },
+    /// The gzip passed the bound before the text was complete: rendering stopped there.
+    TooLarge(Overflow),
+}
+
+/// How much of a metrics config was rendered before its gzip was certain to pass the bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overflow {
+    /// The monitors of the agent, and how many of them (in config order) were rendered.
+    pub monitors: usize,
+    pub monitors_rendered: usize,
+    /// The agent.yml bytes written, and how many of those were compressed.
+    pub text_len: usize,
+    pub compressed_text_len: usize,
+    /// The gzip bytes those took, already more than the bound once ended.
+    pub compressed_len: usize,
+    /// The largest of the rendered monitors (at most [`LARGEST_SHOWN`], largest first), with
+    /// the agent.yml bytes of their jobs.
+    pub largest: Vec<(InputRef, usize)>,
+    /// Problems found before rendering stopped (the agent's, and the rendered monitors').
+    pub rejections: Vec<Rejection>,
+}
+
+impl Overflow {
+    /// The gzip size of the whole config, extrapolated from what was rendered: the compression
+    /// ratio so far, over the text the rendered monitors give per monitor.
+    pub fn estimated_len(&self) -> usize {
+        let ratio = self.compressed_len as f64 / self.compressed_text_len.max(1) as f64;
+        let per_monitor = self.text_len as f64 / self.monitors_rendered.max(1) as f64;
+        let estimate = ratio * per_monitor * self.monitors as f64;
+        (estimate as usize).max(self.compressed_len)
+    }
+}
+
+/// Why a one-off render failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OneOffError {
+    #[error(transparent)]
+    Yaml(#[from] YamlError),
+    #[error("gzip failed: {0}")]
+    Gzip(#[from] std::io::Error),
+}
+
+/// What [`one_off`] gives.
+enum OneOff {
+    /// The whole text, and its gzip when a bound was given.
+    Whole {
+        rendered: RenderedText,
+        gzip: Option<Vec<u8>>,
+    },
+    TooLarge(Overflow),
+}
+
+/// Monitors rendered at once (on every core) between two looks at the compressed size:
+/// about 4 MB of text, a few gzip segments.
+const BATCH_MONITORS: usize = 1024;
+
+/// Whether an instance of `h` has `additionalScrapeConfigs`: those are checked against the
+/// generated job names, so the agent is rendered in full, without the cache.
+fn uses_additional_scrape_configs(h: &Hierarchy) -> bool {
+    h.metrics
+        .iter()
+        .any(|node| node.instance.spec.additional_scrape_configs.is_some())
+}
+
+/// The metrics agent.yml of `h`, written monitor by monitor into one text (each part freed
+/// once copied), and with a `bound`, compressed while written ([`GrowingGzip`]) until the
+/// gzip is certain to be larger than `bound`. The text is that of [`metrics::render`].
+fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOffError> {
+    if h.metrics.is_empty() {
+        return Ok(None);
+    }
+    if uses_additional_scrape_configs(h) {
+        let Some(rendered) = metrics::render(h) else {
+            return Ok(None);
+        };
+        let text = yaml::to_string(&rendered.config)?;
+        let gzip = bound.map(|_| crate::gzip::gzip(&text)).transpose()?;
+        let rendered = RenderedText {
+            text: text.into(),
+            rejections: rendered.rejections,
+            largest: Vec::new(),
+        };
+        return Ok(Some(OneOff::Whole { rendered, gzip }));
+    }
+
+    let mut rejections = Vec::new();
+    let options = SectionOptions {
+        include_monitors: false,
+        ..SectionOptions::METRICS
     };
-    Ok(once.render(h)?.map(|(text, _)| text))
+    let mut section = metrics::section(h, options, &mut rejections);
+    let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
+    let indent = frame_item_indent(h)?;
+    // Every instance with monitors gets a slot; one whose monitors give no job loses its
+    // `scrape_configs` key again below.
+    let mut slots: Vec<Vec<Monitor<'_>>> = Vec::new();
+    for config in &mut section.configs {
+        let Some(node) = h
+            .metrics
+            .iter()
+            .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
+        else {
+            continue;
+        };
+        let monitors: Vec<Monitor<'_>> = node.monitors().collect();
+        if monitors.is_empty() {
+            continue;
+        }
+        config.scrape_configs = vec![ScrapeConfigEntry::Verbatim(Value::String(format!(
+            "{SLOT_MARKER}{}",
+            slots.len()
+        )))];
+        slots.push(monitors);
+    }
+    let frame = yaml::to_string(&AgentConfig {
+        server: ServerConfig::of(&h.agent),
+        metrics: Some(section),
+        ..Default::default()
+    })?;
+
+    let monitors: usize = slots.iter().map(Vec::len).sum();
+    let mut gzip = bound.map(|_| GrowingGzip::new()).transpose()?;
+    let mut text = String::new();
+    let mut part_rejections = Vec::new();
+    let mut largest = Largest::default();
+    let mut rendered = 0;
+    let mut previous_line = 0..0;
+    for line in frame.split_inclusive('\n') {
+        let Some(slot) = slot_of(line) else {
+            previous_line = text.len()..text.len() + line.len();
+            text.push_str(line);
+            continue;
+        };
+        // `scrape_configs:`, written before the marker; taken back if no monitor gives a job.
+        let key = text
+            .get(previous_line.clone())
+            .filter(|l| l.trim() == "scrape_configs:")
+            .map(|_| previous_line.start);
+        let mut has_jobs = false;
+        for batch in slots
+            .get(slot)
+            .map_or(&[][..], Vec::as_slice)
+            .chunks(BATCH_MONITORS)
+        {
+            let outputs: Vec<_> = batch
+                .par_iter()
+                .with_min_len(PARALLEL_THRESHOLD)
+                .map(|monitor| monitor.part(&ctx, indent))
+                .collect();
+            for (monitor, output) in batch.iter().zip(outputs) {
+                match output? {
+                    Ok(jobs) if jobs.is_empty() => {}
+                    Ok(jobs) => {
+                        has_jobs = true;
+                        text.push_str(&jobs);
+                        if bound.is_some() {
+                            largest.offer(jobs.len(), || monitor.object());
+                        }
+                    }
+                    Err(rejection) => part_rejections.push(rejection),
+                }
+            }
+            rendered += batch.len();
+            if let (Some(gzip), Some(bound)) = (gzip.as_mut(), bound) {
+                gzip.advance(&text)?;
+                if gzip.min_len() > bound {
+                    rejections.extend(part_rejections);
+                    return Ok(Some(OneOff::TooLarge(Overflow {
+                        monitors,
+                        monitors_rendered: rendered,
+                        text_len: text.len(),
+                        compressed_text_len: gzip.consumed(),
+                        compressed_len: gzip.min_len(),
+                        largest: largest.0,
+                        rejections,
+                    })));
+                }
+            }
+        }
+        if !has_jobs && let Some(start) = key {
+            // Not compressed yet: a segment never ends at the end of the text so far.
+            text.truncate(start);
+        }
+        previous_line = 0..0;
+    }
+    rejections.extend(part_rejections);
+    let gzip = match gzip {
+        Some(gzip) => Some(gzip.finish(&text)?),
+        None => None,
+    };
+    let rendered = RenderedText {
+        text: text.into(),
+        rejections,
+        largest: largest.0,
+    };
+    Ok(Some(OneOff::Whole { rendered, gzip }))
 }
 
 impl MetricsConfigCache {
@@ -143,11 +373,7 @@ impl MetricsConfigCache {
         if h.metrics.is_empty() {
             return Ok(None);
         }
-        let uses_additional = h
-            .metrics
-            .iter()
-            .any(|node| node.instance.spec.additional_scrape_configs.is_some());
-        if uses_additional {
+        if uses_additional_scrape_configs(h) {
             let Some(rendered) = metrics::render(h) else {
                 return Ok(None);
             };
@@ -158,7 +384,15 @@ impl MetricsConfigCache {
             };
             let rejections = rendered.rejections;
             let text = ConfigText::from(text);
-            return Ok(Some((RenderedText { text, rejections }, stats)));
+            let largest = Vec::new();
+            return Ok(Some((
+                RenderedText {
+                    text,
+                    rejections,
+                    largest,
+                },
+                stats,
+            )));
         }
 
         self.renders += 1;
@@ -187,21 +421,20 @@ impl MetricsConfigCache {
         // on every core: each is a pure function of the monitor and the context.
         let mut stats = CacheStats::default();
         let mut slots: Vec<Vec<Slot>> = Vec::new();
+        // The monitor of each slot's parts, in the same order.
+        let mut owners: Vec<InputRef> = Vec::new();
         let mut misses: Vec<Miss<'_>> = Vec::new();
         let mut instance_slots = Vec::new();
         for config in &section.configs {
-            let Some(node) = h.metrics.iter().find(|n| {
-                InputRef::of(Kind::MetricsInstance, n.instance.as_ref()).key() == config.name
-            }) else {
+            let Some(node) = h
+                .metrics
+                .iter()
+                .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
+            else {
                 instance_slots.push(None);
                 continue;
             };
-            let monitors = node
-                .service_monitors
-                .iter()
-                .map(|m| Monitor::Service(m.as_ref()))
-                .chain(node.pod_monitors.iter().map(|m| Monitor::Pod(m.as_ref())))
-                .chain(node.probes.iter().map(|m| Monitor::Probe(m.as_ref())));
+            let monitors = node.monitors();
             let mut parts = Vec::new();
             for monitor in monitors {
                 let (object, version) = monitor.identity()?;
@@ -219,10 +452,12 @@ impl MetricsConfigCache {
                         part.seen = renders;
                         stats.hits += 1;
                         parts.push(Slot::Ready(part.output.clone()));
+                        owners.push(object);
                     }
                     _ => {
                         stats.misses += 1;
                         parts.push(Slot::Miss(misses.len()));
+                        owners.push(object.clone());
                         misses.push(Miss {
                             monitor,
                             object,
@@ -244,17 +479,15 @@ impl MetricsConfigCache {
         let mut outputs = Vec::with_capacity(rendered.len());
         for (miss, output) in misses.into_iter().zip(rendered) {
             let output = Arc::new(output?);
-            if !self.forget {
-                self.parts.insert(
-                    miss.object,
-                    Part {
-                        version: miss.version,
-                        context: miss.context,
-                        output: output.clone(),
-                        seen: self.renders,
-                    },
-                );
-            }
+            self.parts.insert(
+                miss.object,
+                Part {
+                    version: miss.version,
+                    context: miss.context,
+                    output: output.clone(),
+                    seen: self.renders,
+                },
+            );
             outputs.push(Some(output));
         }
         let slots: Vec<Vec<RenderedPart>> = slots
@@ -296,47 +529,58 @@ impl MetricsConfigCache {
                 rejections.push(r.clone());
             }
         }
-        let text = if self.forget {
-            ConfigText::from(assemble_freeing(&frame, slots))
-        } else {
-            // The parts stay where the cache holds them: the text is gzipped from the pieces
-            // (a controller never reads it), and laid out only if someone reads it.
-            ConfigText::from_frame(frame, |line| {
-                slot_of(line).map(|slot| slots.get(slot).map_or(&[][..], Vec::as_slice))
-            })
-        };
-        Ok(Some((RenderedText { text, rejections }, stats)))
+        let largest = largest_parts(owners, slots.iter().flatten());
+        // The parts stay where the cache holds them: the text is gzipped from the pieces (a
+        // controller never reads it), and laid out only if someone reads it.
+        let text = ConfigText::from_frame(frame, |line| {
+            slot_of(line).map(|slot| slots.get(slot).map_or(&[][..], Vec::as_slice))
+        });
+        Ok(Some((
+            RenderedText {
+                text,
+                rejections,
+                largest,
+            },
+            stats,
+        )))
     }
 }
 
-/// The frame with every slot replaced by its parts, each part freed as soon as it is copied
-/// (a one-off render keeps nothing, and its peak memory is then the text and the parts not
-/// yet copied, not both in full).
-fn assemble_freeing(frame: &str, mut slots: Vec<Vec<RenderedPart>>) -> String {
-    let parts_len: usize = slots
-        .iter()
-        .flatten()
-        .map(|p| p.as_ref().as_ref().map_or(0, String::len))
-        .sum();
-    let mut text = String::with_capacity(frame.len() + parts_len);
-    for line in frame.split_inclusive('\n') {
-        match slot_of(line) {
-            Some(slot) => {
-                for part in slots
-                    .get_mut(slot)
-                    .map(std::mem::take)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Ok(jobs) = part.as_ref() {
-                        text.push_str(jobs);
-                    }
-                }
-            }
-            None => text.push_str(line),
-        }
+/// The [`LARGEST_SHOWN`] largest of `parts`, each with its owner (`owners` in the same
+/// order), largest first.
+fn largest_parts<'a>(
+    owners: Vec<InputRef>,
+    parts: impl Iterator<Item = &'a RenderedPart>,
+) -> Vec<(InputRef, usize)> {
+    let mut largest = Largest::default();
+    for (owner, part) in owners.into_iter().zip(parts) {
+        let len = part.as_ref().as_ref().map_or(0, String::len);
+        largest.offer(len, || owner);
     }
-    text
+    largest.0
+}
+
+/// The [`LARGEST_SHOWN`] largest monitors seen, largest first (ties by monitor), with the
+/// agent.yml bytes of their jobs: kept while parts go by, so only those are held.
+#[derive(Debug, Default)]
+struct Largest(Vec<(InputRef, usize)>);
+
+impl Largest {
+    /// Keeps the monitor `owner` gives if its `len` bytes are among the largest.
+    fn offer(&mut self, len: usize, owner: impl FnOnce() -> InputRef) {
+        if len == 0 || (self.0.len() == LARGEST_SHOWN && self.0.last().is_some_and(|l| l.1 >= len))
+        {
+            return;
+        }
+        let owner = owner();
+        let at = self
+            .0
+            .iter()
+            .position(|(o, l)| *l < len || (*l == len && owner < *o))
+            .unwrap_or(self.0.len());
+        self.0.insert(at, (owner, len));
+        self.0.truncate(LARGEST_SHOWN);
+    }
 }
 
 /// One monitor of any kind, to render its part.
@@ -348,6 +592,15 @@ enum Monitor<'h> {
 }
 
 impl Monitor<'_> {
+    /// Which monitor it is.
+    fn object(&self) -> InputRef {
+        match self {
+            Monitor::Service(m) => InputRef::of(Kind::ServiceMonitor, *m),
+            Monitor::Pod(m) => InputRef::of(Kind::PodMonitor, *m),
+            Monitor::Probe(m) => InputRef::of(Kind::Probe, *m),
+        }
+    }
+
     fn identity(&self) -> Result<(InputRef, Version), YamlError> {
         Ok(match self {
             Monitor::Service(m) => (InputRef::of(Kind::ServiceMonitor, *m), version_of(*m)?),
@@ -379,6 +632,21 @@ impl Monitor<'_> {
         // writes that grew it (about 30% at 10k ServiceMonitors).
         text.shrink_to_fit();
         Ok(Ok(text))
+    }
+}
+
+/// The monitors of one instance, in config order: ServiceMonitors, PodMonitors, Probes.
+trait Monitors {
+    fn monitors(&self) -> impl Iterator<Item = Monitor<'_>>;
+}
+
+impl Monitors for crate::discover::MetricsInstanceNode {
+    fn monitors(&self) -> impl Iterator<Item = Monitor<'_>> {
+        self.service_monitors
+            .iter()
+            .map(|m| Monitor::Service(m.as_ref()))
+            .chain(self.pod_monitors.iter().map(|m| Monitor::Pod(m.as_ref())))
+            .chain(self.probes.iter().map(|m| Monitor::Probe(m.as_ref())))
     }
 }
 
@@ -593,6 +861,7 @@ spec:
         RenderedText {
             text: yaml::to_string(&rendered.config).expect("yaml").into(),
             rejections: rendered.rejections,
+            largest: Vec::new(),
         }
     }
 
@@ -757,6 +1026,38 @@ spec:
         let h = hierarchy(&monitors());
         let once = render_metrics_text(&h).expect("yaml").expect("config");
         assert_same(&once, &full(&h));
+    }
+
+    /// The one-off render writes `scrape_configs:` before it knows whether a monitor gives a
+    /// job: an instance whose only monitor is rejected has none, as in the full render.
+    #[test]
+    fn a_one_off_render_of_an_instance_whose_monitors_give_no_job_has_no_scrape_configs() {
+        let agent_and_instance = BASE
+            .split("\n---\napiVersion: v1\nkind: Secret")
+            .next()
+            .unwrap_or(BASE);
+        let h = hierarchy(&format!("{agent_and_instance}{BROKEN}"));
+        let once = render_metrics_text(&h).expect("yaml").expect("config");
+        assert!(
+            !once.text.as_str().contains("scrape_configs"),
+            "{}",
+            once.text
+        );
+        assert_eq!(once.rejections.len(), 1, "{:?}", once.rejections);
+        assert_same(&once, &full(&h));
+    }
+
+    /// Within the bound, the bounded render is the full render, and its gzip that of the text.
+    #[test]
+    fn a_bounded_render_within_its_bound_is_the_full_render_and_its_gzip() {
+        let h = hierarchy(&monitors());
+        let Some(BoundedConfig::Rendered { rendered, gzip }) =
+            render_metrics_bounded(&h, usize::MAX).expect("render")
+        else {
+            panic!("within the bound");
+        };
+        assert_same(&rendered, &full(&h));
+        assert!(gzip == crate::gzip::gzip(rendered.text.as_str()).expect("gzip"));
     }
 
     #[test]

@@ -85,6 +85,35 @@ pub fn planned_condition(
     }
 }
 
+/// `RuntimeDifferences=True` naming the first `warnings` (what Alloy does differently), or
+/// `None` when there is none.
+pub fn runtime_differences(warnings: &[Rejection], generation: Option<i64>) -> Option<Condition> {
+    if warnings.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = warnings
+        .iter()
+        .take(REJECTIONS_IN_MESSAGE)
+        .map(ToString::to_string)
+        .collect();
+    let mut message = format!(
+        "{} settings Alloy does not use (the objects run): {}",
+        warnings.len(),
+        listed.join("; ")
+    );
+    let more = warnings.len().saturating_sub(REJECTIONS_IN_MESSAGE);
+    if more > 0 {
+        message.push_str(&format!("; and {more} more"));
+    }
+    Some(planned_condition(
+        condition::RUNTIME_DIFFERENCES,
+        true,
+        reason::ALLOY_DIFFERENCE,
+        message,
+        generation,
+    ))
+}
+
 /// `Reconciled`: `True` with `ok_message` when nothing was rejected, otherwise `False`
 /// (`InvalidConfiguration`) naming the first rejections.
 fn reconciled(rejections: &[&Rejection], ok_message: String, generation: Option<i64>) -> Condition {

@@ -216,6 +216,49 @@ fn a_selected_but_rejected_monitor_shows_the_rejection() {
     assert!(text.contains("selected but rejected"), "{text}");
 }
 
+/// Issue 22, item 1: a monitor whose TLS CA comes from a ConfigMap that does not exist (or was
+/// deleted) is rejected with its field, as one whose basic-auth Secret is missing: rendering
+/// the file path anyway left the agent a CA file that is not in its pod, and a deleted CA
+/// ConfigMap never took effect. The same for a client key from a missing Secret; an optional
+/// reference only leaves its setting out.
+#[test]
+fn a_tls_file_from_a_missing_config_map_or_secret_rejects_the_monitor_with_its_field() {
+    for (tls, field, reason) in [
+        (
+            "{ca: {configMap: {name: deleted-ca, key: ca.crt}}}",
+            "spec.endpoints[0].tlsConfig.ca",
+            "deleted-ca",
+        ),
+        (
+            "{keySecret: {name: deleted-key, key: tls.key}}",
+            "spec.endpoints[0].tlsConfig.keySecret",
+            "deleted-key",
+        ),
+    ] {
+        let sm = SM.replace(
+            "{port: http}",
+            &format!("{{port: http, scheme: https, tlsConfig: {tls}}}"),
+        );
+        let (outcome, text) = sm_outcome("  serviceMonitorSelector: {}", &sm);
+        let Outcome::Rejected { rejections } = &outcome else {
+            panic!("{text}")
+        };
+        assert!(
+            rejections
+                .iter()
+                .any(|r| r.field.as_deref() == Some(field) && r.message.contains(reason)),
+            "{text}"
+        );
+    }
+    // Optional: the CA is left out, the monitor renders.
+    let sm = SM.replace(
+        "{port: http}",
+        "{port: http, scheme: https, tlsConfig: {ca: {configMap: {name: deleted-ca, key: ca.crt, optional: true}}}}",
+    );
+    let (outcome, text) = sm_outcome("  serviceMonitorSelector: {}", &sm);
+    assert!(matches!(outcome, Outcome::Rendered { .. }), "{text}");
+}
+
 #[test]
 fn a_rendered_monitor_lists_its_jobs() {
     let (outcome, text) = sm_outcome("  serviceMonitorSelector: {matchLabels: {app: web}}", SM);
@@ -226,7 +269,8 @@ fn a_rendered_monitor_lists_its_jobs() {
                 "serviceMonitor/ops/web/0".into(),
                 "serviceMonitor/ops/web/1".into()
             ],
-            dropped: vec![]
+            dropped: vec![],
+            warnings: vec![]
         },
         "{text}"
     );
@@ -263,7 +307,8 @@ spec:
         e.steps[0].outcome,
         Outcome::Rendered {
             jobs: vec!["podLogs/ops/web".into()],
-            dropped: vec![]
+            dropped: vec![],
+            warnings: vec![]
         },
         "{e}"
     );
@@ -290,5 +335,154 @@ fn an_invalid_selector_and_a_missing_object_are_reported() {
             "ops",
             "nope"
         )))
+    );
+}
+
+/// Issue 22, item 12: a monitor selected by an instance that is itself left out (none of its
+/// remote_writes renders) was "selected but rejected" with no reason, and `-o json` had
+/// `"rejections": []`. The instance's rejection is the reason, and says whose it is.
+#[test]
+fn a_monitor_left_out_with_its_rejected_instance_gives_the_instance_s_reason() {
+    let instance = "  serviceMonitorSelector: {}\n  remoteWrite:\n  - url: http://mimir\n    basicAuth: {username: {name: missing, key: user}, password: {name: missing, key: pw}}";
+    let e = run(&world(instance, SM), Kind::ServiceMonitor, "ops", "web").expect("exists");
+    let text = e.to_string();
+    let Outcome::Rejected { rejections } = &e.steps[0].outcome else {
+        panic!("{text}")
+    };
+    assert!(!rejections.is_empty(), "{text}");
+    assert!(
+        rejections.iter().all(|r| r
+            .object
+            .as_ref()
+            .is_some_and(|o| o.kind == "MetricsInstance" && o.name == "primary")),
+        "{text}"
+    );
+    assert!(
+        text.contains("MetricsInstance ops/primary: spec.remoteWrite"),
+        "{text}"
+    );
+    let json = serde_json::to_value(&e).expect("json");
+    let listed = json["steps"][0]["outcome"]["rejections"]
+        .as_array()
+        .expect("rejections");
+    assert!(!listed.is_empty(), "{json}");
+    assert_eq!(listed[0]["object"]["kind"], "MetricsInstance", "{json}");
+}
+
+/// [`run`] with the operator's `--runtime`.
+fn run_as(
+    yaml: &str,
+    kind: Kind,
+    ns: &str,
+    name: &str,
+    runtime: api::Runtime,
+) -> Result<Explanation, ExplainError> {
+    let mut loader = Loader::new();
+    loader.add_source("test.yaml", yaml);
+    let loaded = loader.finish();
+    let opts = PlanOptions {
+        runtime,
+        ..PlanOptions::default()
+    };
+    explain(&loaded.store, &InputRef::new(kind, ns, name), &opts)
+}
+
+#[test]
+fn with_alloy_an_instance_shows_the_settings_alloy_does_not_use() {
+    let yaml = world(
+        "  serviceMonitorSelector: {}\n  walTruncateFrequency: 30m\n  writeStaleOnShutdown: true",
+        SM,
+    );
+    let e = run_as(
+        &yaml,
+        Kind::MetricsInstance,
+        "ops",
+        "primary",
+        api::Runtime::Alloy,
+    )
+    .expect("exists");
+    let Outcome::Rendered { warnings, .. } = &e.steps[0].outcome else {
+        panic!("{e}")
+    };
+    let fields: Vec<_> = warnings.iter().filter_map(|w| w.field.as_deref()).collect();
+    assert_eq!(
+        fields,
+        ["spec.walTruncateFrequency", "spec.writeStaleOnShutdown"],
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("      runtime difference: spec.walTruncateFrequency: not used by Alloy"),
+        "{text}"
+    );
+    // The agent uses them: nothing to say.
+    let e = run_as(
+        &yaml,
+        Kind::MetricsInstance,
+        "ops",
+        "primary",
+        api::Runtime::Agent,
+    )
+    .expect("exists");
+    assert!(
+        matches!(&e.steps[0].outcome, Outcome::Rendered { warnings, .. } if warnings.is_empty()),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("runtime difference"), "{e}");
+}
+
+#[test]
+fn with_alloy_a_monitor_whose_component_label_collides_is_explained_as_rejected() {
+    let other = r#"apiVersion: v1
+kind: Namespace
+metadata: {name: ops-web, labels: {team: ops}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: x, namespace: ops-web}
+spec:
+  selector: {matchLabels: {app: x}}
+  endpoints: [{port: http}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-x, namespace: ops}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http}]
+"#;
+    let yaml = world(
+        "  serviceMonitorSelector: {}\n  serviceMonitorNamespaceSelector: {}",
+        other,
+    );
+    let e = run_as(
+        &yaml,
+        Kind::ServiceMonitor,
+        "ops-web",
+        "x",
+        api::Runtime::Alloy,
+    )
+    .expect("exists");
+    let Outcome::Rejected { rejections } = &e.steps[0].outcome else {
+        panic!("{e}")
+    };
+    assert_eq!(rejections[0].field.as_deref(), Some("metadata.name"), "{e}");
+    assert!(
+        rejections[0]
+            .message
+            .contains("metrics_ops_primary_serviceMonitor_ops_web_x_0, as the scrape job serviceMonitor/ops/web-x/0 of ServiceMonitor ops/web-x does"),
+        "{e}"
+    );
+    let e = run_as(
+        &yaml,
+        Kind::ServiceMonitor,
+        "ops-web",
+        "x",
+        api::Runtime::Agent,
+    )
+    .expect("exists");
+    assert!(
+        matches!(&e.steps[0].outcome, Outcome::Rendered { jobs, .. } if jobs == &["serviceMonitor/ops-web/x/0"]),
+        "{e}"
     );
 }

@@ -16,8 +16,8 @@ fn main() {
                 q13_integrations_configs_leave_out_additional_scrape_configs,
             ),
             (
-                "q14_unique_is_not_read_and_every_integration_is_listed",
-                q14_unique_is_not_read_and_every_integration_is_listed,
+                "q14_unique_is_not_read_but_a_singleton_runs_once_per_workload",
+                q14_unique_is_not_read_but_a_singleton_runs_once_per_workload,
             ),
         ],
     );
@@ -48,9 +48,11 @@ fn q13_integrations_configs_leave_out_additional_scrape_configs() {
     assert!(!integrations.contains("scrape_configs"), "{integrations}");
 }
 
-/// Q14, kept as upstream: `type.unique` is not read; every Integration goes into its
-/// `<name>_configs` list, two "unique" ones included (uniqueness is the agent's business).
-fn q14_unique_is_not_read_and_every_integration_is_listed() {
+/// Q14: `type.unique` is not read (as upstream), but the agent's own rule is: it refuses a
+/// config that defines a singleton integration (node_exporter, statsd, process, ...) twice
+/// ("integration "node_exporter" may only be defined once"), stopping every integration of
+/// that workload. Upstream lists both; the second one is rejected instead (issue 22, item 6).
+fn q14_unique_is_not_read_but_a_singleton_runs_once_per_workload() {
     let text = r#"
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
@@ -84,11 +86,16 @@ spec:
         .iter()
         .find(|c| c.secret_name == "agent-integrations-ds-config")
         .expect("ds config");
-    assert!(plans[0].rejections.is_empty(), "{:?}", plans[0].rejections);
+    let rejected: Vec<String> = plans[0].rejections.iter().map(|r| r.to_string()).collect();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert!(
+        rejected[0].starts_with("Integration operator/second: spec.name: the agent runs the node_exporter integration at most once per config, and Integration operator/first already defines it"),
+        "{rejected:?}"
+    );
     assert!(
         ds.text
             .as_str()
-            .ends_with("  node_exporter_configs:\n  - instance: first\n  - instance: second\n"),
+            .ends_with("  node_exporter_configs:\n  - instance: first\n"),
         "{}",
         ds.text
     );

@@ -93,7 +93,7 @@ apiVersion: v1
 kind: Secret
 metadata: {name: extra, namespace: operator}
 stringData:
-  jobs: "- job_name: extra"
+  jobs: "- job_name: extra\n  static_configs: [{targets: [localhost]}]"
 "#;
 
 /// What the integrations configs use (spec 4.15, Q13): the instance with its clients and

@@ -276,3 +276,44 @@ spec:
     assert_eq!(spec.containers[1].ports, None, "no ports list is made up");
     assert_eq!(protocols(&spec.init_containers[0]), [tcp]);
 }
+
+/// Issue 22, item 11: an object whose name is longer than Kubernetes allows (10 MB here) was
+/// dropped without a word. It is reported, with the name's length and not the name itself
+/// (which would be a 10 MB line), and the other objects still load.
+#[test]
+fn an_oversized_name_is_reported_not_dropped_silently() {
+    let huge = "a".repeat(10 * 1024 * 1024);
+    let text = format!(
+        "{GOOD_AGENT}---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: {huge}, namespace: ops}}\nspec: {{selector: {{}}, endpoints: [{{port: http}}]}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: {}}}\n",
+        "n".repeat(64)
+    );
+    let (loaded, diags) = load(&text);
+    assert_eq!(loaded.store.agents().count(), 1);
+    assert_eq!(loaded.store.objects::<api::ServiceMonitor>().len(), 0);
+    let shown: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        shown.len(),
+        2,
+        "{:?}",
+        shown
+            .iter()
+            .map(|s| &s[..s.len().min(300)])
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        shown.iter().all(|s| s.len() < 400),
+        "the name is not printed whole"
+    );
+    assert!(
+        shown[0].starts_with("error: in.yaml (document 2): ServiceMonitor ops/aaaaaaaa")
+            && shown[0]
+                .contains("metadata.name: 10485760 characters long; Kubernetes allows at most 253"),
+        "{}",
+        &shown[0][..shown[0].len().min(400)]
+    );
+    assert!(
+        shown[1].contains("metadata.name: 64 characters long; Kubernetes allows at most 63"),
+        "{}",
+        shown[1]
+    );
+}

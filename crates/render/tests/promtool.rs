@@ -15,7 +15,6 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -25,33 +24,6 @@ use serde_json::{Map, Value, json};
 
 /// The target every `kubernetes_sd_configs` entry is replaced with.
 const STAND_IN_TARGET: &str = "kubernetes-sd.invalid:80";
-
-/// Replaces `$(NAME)` (`NAME` of `[a-zA-Z_0-9]+`) with `env[NAME]`, as the config-reloader
-/// does; an unset name is an error.
-fn expand_reloader_env(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("$(") {
-        let after = &rest[start + 2..];
-        let len = after
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(after.len());
-        if len == 0 || !after[len..].starts_with(')') {
-            out.push_str(&rest[..start + 2]);
-            rest = after;
-            continue;
-        }
-        let name = &after[..len];
-        let value = env
-            .get(name)
-            .ok_or_else(|| format!("$({name}) is not set in the agent pod"))?;
-        out.push_str(&rest[..start]);
-        out.push_str(value);
-        rest = &after[len + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
 
 /// Swaps every `kubernetes_sd_configs` of `job` for a static target.
 fn without_kubernetes_sd(mut job: Value) -> Value {
@@ -142,22 +114,6 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The shard-0 environment of `agent`'s pods.
-fn shard_zero_env(agent: &api::GrafanaAgent) -> BTreeMap<String, String> {
-    let metrics = agent.spec.metrics.as_ref();
-    let shards = u32::try_from(render::sharding::effective_shards(metrics)).unwrap_or(1);
-    let strategy = metrics
-        .and_then(|m| m.sharding_strategy)
-        .unwrap_or_default();
-    let mut env = BTreeMap::from([
-        ("SHARD".to_owned(), "0".to_owned()),
-        ("SHARDS".to_owned(), shards.to_string()),
-        ("STATEFULSET_ORDINAL_NUMBER".to_owned(), "0".to_owned()),
-    ]);
-    env.extend(render::sharding::extra_env(strategy, 0, shards));
-    env
-}
-
 /// Writes the Prometheus configs of every metrics section `case` renders into `dir`.
 /// Returns the files, or why they could not be made.
 fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -172,9 +128,9 @@ fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
             .agents()
             .find(|a| InputRef::of(Kind::GrafanaAgent, a.as_ref()) == plan.agent)
             .ok_or_else(|| format!("agent {} not in the input", plan.agent))?;
-        let env = shard_zero_env(agent);
+        let env = support::shard_zero_env(agent);
         for config in &plan.configs {
-            let expanded = expand_reloader_env(config.text.as_str(), &env)
+            let expanded = support::expand_reloader_env(config.text.as_str(), &env)
                 .map_err(|e| format!("{}: {e}", config.secret_name))?;
             let parsed: Value = serde_saphyr::from_str(&expanded)
                 .map_err(|e| format!("{}: not YAML: {e}", config.secret_name))?;
@@ -308,12 +264,12 @@ fn kubernetes_sd_becomes_a_static_target() {
 
 #[test]
 fn reloader_expansion_fails_on_unset_variables() {
-    let env = BTreeMap::from([("SHARD".to_owned(), "0".to_owned())]);
+    let env = std::collections::BTreeMap::from([("SHARD".to_owned(), "0".to_owned())]);
     assert_eq!(
-        expand_reloader_env("keep $(SHARD) $1 ${X} $(", &env).as_deref(),
+        support::expand_reloader_env("keep $(SHARD) $1 ${X} $(", &env).as_deref(),
         Ok("keep 0 $1 ${X} $(")
     );
-    assert!(expand_reloader_env("$(NOPE)", &env).is_err());
+    assert!(support::expand_reloader_env("$(NOPE)", &env).is_err());
 }
 
 #[test]

@@ -79,7 +79,7 @@ apiVersion: monitoring.grafana.com/v1alpha1
 kind: Integration
 metadata: {{name: {name}, namespace: monitoring}}
 spec:
-  name: node_exporter
+  name: redis
   type: {{allNodes: {all_nodes}}}
   config: {{}}
 {extra}
@@ -218,10 +218,10 @@ fn shards_and_replicas() {
 }
 
 #[test]
-fn negative_replicas_mean_zero_and_shards_below_two_mean_one() {
+fn shards_below_two_mean_one() {
     let yaml = AGENT.replace(
         "    instanceSelector: {}\n  logs:",
-        "    instanceSelector: {}\n    shards: -4\n    replicas: -1\n  logs:",
+        "    instanceSelector: {}\n    shards: -4\n    replicas: 0\n  logs:",
     ) + METRICS_INSTANCE;
     let p = plan(&yaml);
     let DesiredObject::StatefulSet(s) = find(&p, "StatefulSet", "agent") else {
@@ -234,6 +234,31 @@ fn negative_replicas_mean_zero_and_shards_below_two_mean_one() {
             .filter(|o| o.kind() == "StatefulSet")
             .count(),
         1
+    );
+}
+
+/// Issue 22, item 11: `replicas: -1` silently gave 0 pods (upstream's reading). It is
+/// refused, naming the field, and the metrics StatefulSets and config are left as they are.
+#[test]
+fn negative_replicas_are_refused() {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        "    instanceSelector: {}\n    replicas: -1\n  logs:",
+    ) + METRICS_INSTANCE;
+    let p = plan(&yaml);
+    let rejected: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
+    assert!(
+        rejected
+            .iter()
+            .any(|r| r.contains("spec.metrics.replicas: -1 is negative")),
+        "{rejected:?}"
+    );
+    assert_eq!(
+        p.objects
+            .iter()
+            .filter(|o| o.kind() == "StatefulSet")
+            .count(),
+        0
     );
 }
 
@@ -355,7 +380,8 @@ fn q12_kept_integration_pods_are_not_privileged_and_get_shards() {
     let DesiredObject::Deployment(d) = find(&p, "Deployment", "agent-integrations-deploy") else {
         unreachable!()
     };
-    assert_eq!(d.spec.as_ref().expect("spec").replicas, None);
+    // One replica, set: a hand scale is reset (issue 22 item 2), as upstream's full update does.
+    assert_eq!(d.spec.as_ref().expect("spec").replicas, Some(1));
 }
 
 #[test]
@@ -1044,9 +1070,9 @@ spec:
         AGENT.to_owned(),
         integration("a-good", "node_exporter", false, "{x: 1}", "/good"),
         integration("b-bad-name", "node-exporter", false, "{}", "/shared"),
-        integration("c-bad-config", "redis_exporter", false, "[1, 2]", "/c"),
+        integration("c-bad-config", "redis", false, "[1, 2]", "/c"),
         // Would collide with b's mount path if b had been taken into the workload.
-        integration("d-later", "redis_exporter", false, "{z: 2}", "/shared"),
+        integration("d-later", "redis", false, "{z: 2}", "/shared"),
         // The only DaemonSet Integration, rejected.
         integration("e-all-nodes", "Node_Exporter", true, "{}", "/e"),
         r#"
@@ -1095,7 +1121,7 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
         config
             .text
             .as_str()
-            .contains("  node_exporter_configs:\n  - x: 1\n  redis_exporter_configs:\n  - z: 2\n"),
+            .contains("  node_exporter_configs:\n  - x: 1\n  redis_configs:\n  - z: 2\n"),
         "{}",
         config.text
     );

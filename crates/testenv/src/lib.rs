@@ -23,7 +23,9 @@
 //! # }
 //! ```
 
+mod cluster;
 mod control_plane;
+mod proxy;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,7 +39,9 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+pub use cluster::{Cluster, cluster_script};
 pub use control_plane::control_plane_script;
+pub use proxy::Proxy;
 
 /// The environment variable that selects the backends [`backends`] returns: a comma-separated
 /// list of `testkube` and `control-plane`. Unset means both.
@@ -107,6 +111,10 @@ pub enum Error {
     },
     #[error("{script} printed '{line}' instead of 'control-plane serving at URL'")]
     UnexpectedLine { script: PathBuf, line: String },
+    #[error(
+        "{script} printed '{line}' instead of 'cluster NAME ready: ..., containerd SOCKET, ...'"
+    )]
+    UnexpectedClusterLine { script: PathBuf, line: String },
     #[error("the shared control plane could not be started: {0}")]
     Shared(Arc<Error>),
     #[error("reading kubeconfig {path}: {source}")]
@@ -128,8 +136,12 @@ pub enum Error {
     Client { path: PathBuf, source: kube::Error },
     #[error("the {0} backend has no operator identity (no authentication)")]
     NoOperatorIdentity(Backend),
+    #[error("importing image {tar}: {message}")]
+    ImportImage { tar: PathBuf, message: String },
     #[error("creating namespace {name}: {source}")]
     CreateNamespace { name: String, source: kube::Error },
+    #[error("starting the test proxy: {0}")]
+    Proxy(std::io::Error),
 }
 
 /// The backends tests should run on: both, unless [`BACKENDS_VAR`] names a subset.
@@ -224,6 +236,21 @@ impl TestEnv {
         })
     }
 
+    /// Connects to a control plane started elsewhere (`scripts/control-plane` run by the
+    /// caller, e.g. with `--audit-log`): `kubeconfig` is its admin kubeconfig, and the
+    /// operator's is beside it (`<kubeconfig>.operator`).
+    pub async fn connect(kubeconfig: &Path) -> Result<TestEnv, Error> {
+        let client = client_from_kubeconfig(kubeconfig).await?;
+        Ok(TestEnv {
+            backend: Backend::ControlPlane,
+            client,
+            kubeconfig: kubeconfig.to_path_buf(),
+            operator_kubeconfig: Some(PathBuf::from(format!("{}.operator", kubeconfig.display()))),
+            testkube: None,
+            owned_kubeconfig: None,
+        })
+    }
+
     pub fn backend(&self) -> Backend {
         self.backend
     }
@@ -263,6 +290,12 @@ impl TestEnv {
         let mut command = Command::new(std::env::var_os("KUBECTL").unwrap_or("kubectl".into()));
         command.env("KUBECONFIG", &self.kubeconfig);
         command
+    }
+
+    /// A loopback proxy in front of this backend, with the admin's identity, that can make
+    /// watches fail (see [`Proxy`]); it stops when dropped.
+    pub async fn proxy(&self) -> Result<Proxy, Error> {
+        Proxy::start(self.client.clone(), scratch_path("proxy.kubeconfig")).await
     }
 
     /// Creates a namespace named `<prefix>-<unique suffix>` and returns its name. Tests sharing
@@ -316,6 +349,8 @@ async fn client_from_kubeconfig(path: &Path) -> Result<kube::Client, Error> {
 }
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+/// Numbers the clusters a test process starts.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// A name unique within this process and, through the process id, among the test binaries
 /// running at the same time.

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use api::GrafanaAgent;
 use k8s_openapi::api::apps::v1::{DaemonSet, StatefulSet};
+use k8s_openapi::api::events::v1::Event as EventObject;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
@@ -122,6 +123,42 @@ async fn a_refused_statefulset_is_reported_and_nothing_else_is_lost() {
                 statefulsets.get_opt("unsized").await.unwrap().is_none(),
                 "kube-apiserver created a StatefulSet without a claim size"
             );
+            // The refusal is a Warning Event on the agent named by its category, published
+            // once however often the agent is reconciled again.
+            let refusals = || async {
+                let events: Api<EventObject> = Api::namespaced(env.client(), &ns);
+                let all = events.list(&Default::default()).await.unwrap().items;
+                all.into_iter()
+                    .filter(|e| {
+                        e.type_.as_deref() == Some("Warning")
+                            && e.reason.as_deref() == Some("RefusedByAPI")
+                            && e.regarding.as_ref().and_then(|r| r.name.as_deref())
+                                == Some("unsized")
+                    })
+                    .map(|e| e.series.map_or(1, |s| s.count))
+                    .sum::<i32>()
+            };
+            eventually(
+                "a RefusedByAPI Warning Event on the unsized agent",
+                Duration::from_secs(30),
+                || async {
+                    match refusals().await {
+                        0 => Err("none yet".to_owned()),
+                        _ => Ok(()),
+                    }
+                },
+            )
+            .await;
+            agents
+                .patch(
+                    "unsized",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"labels": {"reconcile": "again"}}})),
+                )
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            assert_eq!(refusals().await, 1, "the same refusal was announced again");
 
             let running = eventually(
                 "the sized agent's StatefulSet",

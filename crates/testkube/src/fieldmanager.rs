@@ -514,18 +514,58 @@ fn merge_applied(base: &mut Value, applied: &Value, field: &str, lists: ListKeys
                 *base_items = applied_items.clone();
                 return;
             };
-            for item in applied_items {
-                match base_items
-                    .iter_mut()
-                    .find(|existing| existing.get(key) == item.get(key))
-                {
-                    Some(existing) => merge_applied(existing, item, "", lists),
-                    None => base_items.push(item.clone()),
-                }
-            }
+            *base_items = merge_keyed(base_items, applied_items, key, lists);
         }
         (base, applied) => *base = applied.clone(),
     }
+}
+
+/// The elements of a keyed list after an apply, in the API server's order: the applied
+/// elements in the applied order (each merged into its live counterpart), and every live
+/// element the apply does not name where it was, relative to its live neighbours. An applied
+/// element not live yet comes after the live-only elements that precede the next element both
+/// lists have, so replacing `B` with `C` in `[A, B, D]` gives `[A, B, C, D]` before the
+/// manager's `B` is pruned (`[A, C, D]`), not `[A, D, C]`.
+fn merge_keyed(live: &[Value], applied: &[Value], key: &str, lists: ListKeys<'_>) -> Vec<Value> {
+    let same = |a: &Value, b: &Value| a.get(key) == b.get(key);
+    let applied_has = |v: &Value| applied.iter().any(|a| same(a, v));
+    let position_in_live = |v: &Value| live.iter().position(|l| same(l, v));
+    // The applied elements that are live, in the applied order: the next one is where the
+    // walk through the live list stops before placing an applied-only element.
+    let shared: Vec<&Value> = applied
+        .iter()
+        .filter(|a| position_in_live(a).is_some())
+        .collect();
+    let mut next_shared = shared.iter().peekable();
+    let mut out = Vec::with_capacity(live.len().max(applied.len()));
+    let mut at = 0;
+    for item in applied {
+        let stop = next_shared.peek().copied().copied();
+        // Live-only elements up to the next shared one keep their place; shared elements
+        // met out of the applied order are placed when the applied order reaches them.
+        while let Some(l) = live.get(at) {
+            if !applied_has(l) {
+                out.push(l.clone());
+            } else if stop.is_some_and(|s| same(s, l)) {
+                break;
+            }
+            at += 1;
+        }
+        match position_in_live(item) {
+            Some(p) => {
+                let mut merged = live[p].clone();
+                merge_applied(&mut merged, item, "", lists);
+                out.push(merged);
+                next_shared.next();
+                if at == p {
+                    at += 1;
+                }
+            }
+            None => out.push(item.clone()),
+        }
+    }
+    out.extend(live[at..].iter().filter(|l| !applied_has(l)).cloned());
+    out
 }
 
 /// Server-side apply of `applied` by `writer` onto `current` (a skeleton when creating).
@@ -703,6 +743,68 @@ mod tests {
         assert_eq!(forced["spec"]["replicas"], json!(3));
         let shared = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3}});
         assert!(apply(&forced, &shared, &writer("three"), false).is_ok());
+    }
+
+    /// As the API server (structured-merge-diff) orders a keyed list: an element replaced
+    /// by another at the same place keeps the place, and elements the manager no longer
+    /// applies are pruned. (An env var renamed in a pod template used to move to the end.)
+    #[test]
+    fn applied_keyed_list_elements_keep_the_applied_order() {
+        let object = |env: &[&str]| {
+            let env: Vec<Value> = env
+                .iter()
+                .map(|n| json!({"name": n, "value": "v"}))
+                .collect();
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"},
+                "spec": {"template": {"spec": {"containers": [{"name": "c", "env": env}]}}}})
+        };
+        let names = |o: &Value| -> Vec<String> {
+            o["spec"]["template"]["spec"]["containers"][0]["env"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| e["name"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        };
+        let skeleton =
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"}});
+        let first = apply(
+            &skeleton,
+            &object(&["POD", "ALLOY", "SHARD"]),
+            &writer("op"),
+            false,
+        )
+        .unwrap();
+        let second = apply(
+            &first,
+            &object(&["POD", "AGENT", "SHARD"]),
+            &writer("op"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(names(&second), ["POD", "AGENT", "SHARD"]);
+        let reordered = apply(
+            &second,
+            &object(&["SHARD", "POD", "NEW"]),
+            &writer("op"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(names(&reordered), ["SHARD", "POD", "NEW"]);
+        // Another manager's element stays where it was among the applied ones.
+        let theirs = apply(&reordered, &object(&["EXTRA"]), &writer("other"), false).unwrap();
+        assert_eq!(names(&theirs), ["SHARD", "POD", "NEW", "EXTRA"]);
+        let mine = apply(
+            &theirs,
+            &object(&["FIRST", "SHARD", "POD", "NEW", "LAST"]),
+            &writer("op"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            names(&mine),
+            ["FIRST", "SHARD", "POD", "NEW", "EXTRA", "LAST"]
+        );
     }
 
     /// A custom resource's list declared `x-kubernetes-list-type: map`: each manager's

@@ -44,10 +44,20 @@ impl Cluster {
         let env = TestEnv::start(backend)
             .await
             .with_context(|| format!("starting the {backend} backend"))?;
+        Cluster::with_env(env).await
+    }
+
+    /// Uses an API server already running (`env`), and installs the CRDs.
+    pub async fn with_env(env: TestEnv) -> Result<Cluster> {
         let client = env.client();
         let cluster = Cluster { env, client };
         cluster.install_crds().await?;
         Ok(cluster)
+    }
+
+    /// The operator's kubeconfig (its ServiceAccount identity; control plane only).
+    pub fn operator_kubeconfig(&self) -> Option<&Path> {
+        self.env.operator_kubeconfig()
     }
 
     pub fn backend(&self) -> Backend {

@@ -17,6 +17,7 @@ mod operator;
 pub mod report;
 pub mod requests;
 pub mod svg;
+pub mod versus;
 mod watch;
 
 use std::collections::BTreeSet;
@@ -328,21 +329,7 @@ impl Bench<'_> {
     fn next_edit(&mut self, n: usize) -> (String, String, String, serde_json::Value) {
         let seq = self.edits;
         self.edits += 1;
-        // A stride coprime with the sizes spreads edits over monitors and namespaces.
-        let i = (seq * 7919 + 13) % n.max(1);
-        let namespaces = Params::scaled(n, self.options.seed).namespaces.max(1);
-        let marker = format!("bench-edit-{seq:08}");
-        let patch = serde_json::json!([{
-            "op": "add",
-            "path": "/spec/endpoints/0/relabelings/-",
-            "value": {"targetLabel": "bench_edit", "replacement": marker},
-        }]);
-        (
-            namespace_name(i % namespaces),
-            service_monitor_name(i),
-            marker,
-            patch,
-        )
+        edit_for(seq, n, self.options.seed)
     }
 
     async fn burst(
@@ -507,6 +494,26 @@ impl Bench<'_> {
             peak_rss,
         })
     }
+}
+
+/// Edit number `seq` at size `n`: the ServiceMonitor's namespace and name, the edit's marker
+/// and the JSON patch (a relabeling whose replacement is the marker).
+fn edit_for(seq: usize, n: usize, seed: u64) -> (String, String, String, serde_json::Value) {
+    // A stride coprime with the sizes spreads edits over monitors and namespaces.
+    let i = (seq * 7919 + 13) % n.max(1);
+    let namespaces = Params::scaled(n, seed).namespaces.max(1);
+    let marker = format!("bench-edit-{seq:08}");
+    let patch = serde_json::json!([{
+        "op": "add",
+        "path": "/spec/endpoints/0/relabelings/-",
+        "value": {"targetLabel": "bench_edit", "replacement": marker},
+    }]);
+    (
+        namespace_name(i % namespaces),
+        service_monitor_name(i),
+        marker,
+        patch,
+    )
 }
 
 /// JSON-patches one ServiceMonitor; returns when the update returned.

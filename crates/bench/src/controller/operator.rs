@@ -23,6 +23,32 @@ pub struct LeaderElection {
     pub lease_duration: Duration,
 }
 
+/// Which operator a process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// `agent-operator run`.
+    Ours,
+    /// The upstream Grafana Agent Operator (`grafana-agent-operator`, Go flags).
+    Upstream,
+}
+
+impl Flavor {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::Ours => "agent-operator",
+            Flavor::Upstream => "upstream",
+        }
+    }
+
+    /// The counter of reconciles started, as each operator exports it.
+    pub fn reconciles_metric(self) -> &'static str {
+        match self {
+            Flavor::Ours => RECONCILES,
+            Flavor::Upstream => "controller_runtime_reconcile_total",
+        }
+    }
+}
+
 /// A running operator; killed when dropped.
 pub struct OperatorProcess {
     child: Child,
@@ -37,14 +63,33 @@ impl OperatorProcess {
         log: PathBuf,
         leader_election: Option<&LeaderElection>,
     ) -> Result<OperatorProcess> {
+        Self::start_flavor(Flavor::Ours, binary, kubeconfig, log, leader_election)
+    }
+
+    /// Starts `flavor`'s operator (leader election: ours only).
+    pub fn start_flavor(
+        flavor: Flavor,
+        binary: &Path,
+        kubeconfig: &Path,
+        log: PathBuf,
+        leader_election: Option<&LeaderElection>,
+    ) -> Result<OperatorProcess> {
         let metrics = free_port()?;
         let log_file =
             std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
         let mut command = Command::new(binary);
+        match flavor {
+            Flavor::Ours => {
+                command
+                    .arg("run")
+                    .arg("--metrics-listen-address")
+                    .arg(metrics.to_string());
+            }
+            Flavor::Upstream => {
+                command.arg(format!("-metrics-listen-address={metrics}"));
+            }
+        }
         command
-            .arg("run")
-            .arg("--metrics-listen-address")
-            .arg(metrics.to_string())
             .env("KUBECONFIG", kubeconfig)
             .env_remove("POD_NAME")
             .stdin(Stdio::null())
@@ -130,14 +175,46 @@ impl OperatorProcess {
 
     /// Peak resident memory so far (`VmHWM`), in bytes.
     pub fn peak_rss(&self) -> Result<u64> {
+        self.status_kib("VmHWM:").map(|kib| kib * 1024)
+    }
+
+    /// Resident memory now (`VmRSS`), in bytes.
+    pub fn rss(&self) -> Result<u64> {
+        self.status_kib("VmRSS:").map(|kib| kib * 1024)
+    }
+
+    fn status_kib(&self, field: &str) -> Result<u64> {
         let path = format!("/proc/{}/status", self.child.id());
         let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-        let kib = status
+        status
             .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .with_context(|| format!("no VmHWM in {path}"))?;
-        Ok(kib * 1024)
+            .with_context(|| format!("no {field} in {path}"))
+    }
+
+    /// CPU time used so far (user + system), from `/proc/<pid>/stat`.
+    pub fn cpu_time(&self) -> Result<Duration> {
+        let path = format!("/proc/{}/stat", self.child.id());
+        let stat = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+        // Fields after the command name (which may hold spaces, inside parentheses): state is
+        // field 3, utime 14 and stime 15.
+        let rest = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest)
+            .with_context(|| format!("no command name in {path}"))?;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |i: usize| -> Result<u64> {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .with_context(|| format!("no field {} in {path}", i + 3))
+        };
+        let total = ticks(11)? + ticks(12)?;
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        let hz = u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100);
+        Ok(Duration::from_secs_f64(total as f64 / hz as f64))
     }
 
     /// `kill -9`: no lease release, no graceful shutdown.

@@ -330,12 +330,14 @@ pub fn chart(results: &[BackendResult]) -> Svg {
         x_label: "ServiceMonitors (log scale)".into(),
         y_label: "milliseconds".into(),
         series: Vec::new(),
+        log_y: false,
     };
     let mut memory = Chart {
         title: "Operator peak RSS".into(),
         x_label: "ServiceMonitors (log scale)".into(),
         y_label: "MB".into(),
         series: Vec::new(),
+        log_y: false,
     };
     for (k, r) in results.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];

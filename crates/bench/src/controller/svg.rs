@@ -148,13 +148,15 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A line chart with a logarithmic x axis (monitor counts) and a linear y axis from zero.
+/// A line chart with a logarithmic x axis (monitor counts) and a y axis from zero, or
+/// logarithmic over whole decades (`log_y`: for series orders of magnitude apart).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chart {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
+    pub log_y: bool,
 }
 
 const PANEL_WIDTH: f64 = 520.0;
@@ -178,11 +180,30 @@ impl Chart {
         // A margin of a fifth of a decade each side, so points sit inside the frame.
         x_min -= 0.2;
         x_max += 0.2;
-        let y_max = nice_ceiling(points.map(|p| p.1).fold(0.0, f64::max));
+        let ys: Vec<f64> = points.map(|p| p.1).collect();
+        let y_max = nice_ceiling(ys.iter().copied().fold(0.0, f64::max));
+        // Log scale: whole decades around the positive values.
+        let positive = ys.iter().copied().filter(|&y| y > 0.0);
+        let (decade_lo, decade_hi) = positive.fold((f64::MAX, f64::MIN), |(lo, hi), y| {
+            (lo.min(y.log10().floor()), hi.max(y.log10().ceil()))
+        });
+        let (decade_lo, decade_hi) = if decade_lo > decade_hi {
+            (0.0, 1.0)
+        } else {
+            (decade_lo, decade_hi.max(decade_lo + 1.0))
+        };
+        let log_y = self.log_y;
         let plot_width = PANEL_WIDTH - LEFT - RIGHT;
         let (ox, oy) = (origin.0 + LEFT, origin.1 + TOP);
         let x_of = |x: f64| ox + (x.max(1.0).log10() - x_min) / (x_max - x_min) * plot_width;
-        let y_of = |y: f64| oy + PLOT_HEIGHT - y / y_max * PLOT_HEIGHT;
+        let y_of = |y: f64| {
+            let share = if log_y {
+                (y.max(10f64.powf(decade_lo)).log10() - decade_lo) / (decade_hi - decade_lo)
+            } else {
+                y / y_max
+            };
+            oy + PLOT_HEIGHT - share * PLOT_HEIGHT
+        };
 
         out.push(Element::Text {
             at: (origin.0 + PANEL_WIDTH / 2.0, origin.1 + 20.0),
@@ -203,8 +224,15 @@ impl Chart {
             stroke: axis,
             dashed: false,
         });
-        for k in 0..=4 {
-            let value = y_max * f64::from(k) / 4.0;
+        let y_ticks: Vec<f64> = if log_y {
+            // Decades are small whole numbers.
+            (decade_lo as i32..=decade_hi as i32)
+                .map(|d| 10f64.powi(d))
+                .collect()
+        } else {
+            (0..=4).map(|k| y_max * f64::from(k) / 4.0).collect()
+        };
+        for value in y_ticks {
             let y = y_of(value);
             out.push(Element::Line {
                 from: (ox, y),
@@ -326,6 +354,9 @@ fn format_tick(value: f64) -> String {
         }
     } else if value.fract() == 0.0 {
         format!("{value:.0}")
+    } else if value < 1.0 {
+        let text = format!("{value:.3}");
+        text.trim_end_matches('0').to_owned()
     } else {
         format!("{value:.1}")
     }
@@ -344,6 +375,7 @@ mod tests {
         assert_eq!(format_tick(10000.0), "10k");
         assert_eq!(format_tick(1500.0), "1.5k");
         assert_eq!(format_tick(62.5), "62.5");
+        assert_eq!(format_tick(10f64.powi(-2)), "0.01");
     }
 
     #[test]
@@ -358,6 +390,7 @@ mod tests {
                 dashed: false,
                 points: vec![(1000.0, 12.0), (10000.0, 80.0)],
             }],
+            log_y: false,
         };
         let text = side_by_side(&[chart.clone(), chart]).to_string();
         assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1040\""));

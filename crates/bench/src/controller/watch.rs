@@ -231,12 +231,24 @@ pub fn decode_config(secret: &Secret) -> Result<String> {
     }
 }
 
-/// The scrape job names of an agent.yml.
+/// The scrape job names of an agent.yml: every `job_name` key, first in its scrape config
+/// (ours) or anywhere in it (upstream sorts the keys of its maps).
 pub fn job_names(config: &str) -> BTreeSet<&str> {
     config
         .lines()
-        .filter_map(|line| line.trim_start().strip_prefix("- job_name: "))
-        .map(str::trim)
+        .filter_map(|line| {
+            let line = line.trim_start();
+            line.strip_prefix("- ")
+                .unwrap_or(line)
+                .strip_prefix("job_name: ")
+        })
+        .map(|name| {
+            let name = name.trim();
+            name.strip_prefix('\'')
+                .and_then(|n| n.strip_suffix('\''))
+                .or_else(|| name.strip_prefix('"').and_then(|n| n.strip_suffix('"')))
+                .unwrap_or(name)
+        })
         .collect()
 }
 
@@ -250,6 +262,15 @@ mod tests {
         assert_eq!(
             job_names(config),
             BTreeSet::from(["serviceMonitor/ns/a/0", "podMonitor/ns/b/1"])
+        );
+    }
+
+    #[test]
+    fn job_names_are_found_in_upstreams_sorted_keys() {
+        let config = "metrics:\n  configs:\n  - name: a\n    scrape_configs:\n    - honor_labels: false\n      job_name: serviceMonitor/ns/a/0\n      relabel_configs:\n      - target_label: __tmp_prometheus_job_name\n    - job_name: 'probe/ns/b'\n";
+        assert_eq!(
+            job_names(config),
+            BTreeSet::from(["serviceMonitor/ns/a/0", "probe/ns/b"])
         );
     }
 }

@@ -18,6 +18,71 @@ pub fn root() -> PathBuf {
 
 pub use testenv::Backend;
 
+/// The images a real node (`testenv::Cluster`) runs the operator and its agents from, built by
+/// `scripts/build-images` (cached; the operator's from this test's `agent-operator` binary):
+/// their docker-archive tars.
+pub fn node_images() -> Vec<PathBuf> {
+    node_images_with(&[])
+}
+
+/// [`node_images`], `scripts/build-images` given `flags` too (`--alloy`: the Alloy image).
+pub fn node_images_with(flags: &[&str]) -> Vec<PathBuf> {
+    let output = Command::new(root().join("scripts/build-images"))
+        .arg("--operator")
+        .arg(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(flags)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("scripts/build-images");
+    assert!(output.status.success(), "scripts/build-images failed");
+    String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .filter_map(|line| line.split_once(' ').map(|(_, tar)| PathBuf::from(tar)))
+        .collect()
+}
+
+/// The upstream operator binary, built (or found in the cache) by the script.
+pub fn upstream_binary() -> PathBuf {
+    let script = root().join("scripts/build-grafana-agent");
+    let output = Command::new(&script)
+        .env("GO_BUILD_QUIET", "1")
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
+    assert!(
+        output.status.success(),
+        "{} failed ({})",
+        script.display(),
+        output.status
+    );
+    let dir = String::from_utf8_lossy(&output.stdout);
+    let binary =
+        PathBuf::from(dir.trim().lines().last().unwrap_or_default()).join("grafana-agent-operator");
+    assert!(binary.is_file(), "{} was not built", binary.display());
+    binary
+}
+
+/// The names docs/compatibility.md gives its differences: the first word of the first cell of
+/// every table row (`Q11`, `Q25 (operators)`, `secret-agent-label`).
+pub fn documented_quirks() -> BTreeSet<String> {
+    let path = root().join("docs/compatibility.md");
+    let text = std::fs::read_to_string(&path).expect("docs/compatibility.md");
+    text.lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .map(|cell| {
+            cell.split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .filter(|name| {
+            !name.is_empty() && !name.starts_with("---") && name != "quirk" && name != "name"
+        })
+        .collect()
+}
+
 /// A backend (testenv's: testkube, or the real control plane shared by the test binary) with
 /// the CRDs installed, and a scratch directory for logs and kubectl's cache.
 ///
@@ -179,8 +244,36 @@ impl Cluster {
 
     /// The objects `render` prints for what the cluster holds now, by (kind, namespace, name).
     pub fn rendered(&self) -> BTreeMap<(String, String, String), Value> {
-        let inputs = self.kubectl(&["get", INPUT_KINDS, "-A", "-o", "yaml"]);
-        let output = agent_operator(&["render", "-f", "-"], Some(&inputs));
+        self.rendered_in(None)
+    }
+
+    /// [`Cluster::rendered`] for the inputs of one namespace (and every Namespace's labels), or
+    /// of all of them.
+    pub fn rendered_in(
+        &self,
+        namespace: Option<&str>,
+    ) -> BTreeMap<(String, String, String), Value> {
+        self.rendered_with(namespace, &[])
+    }
+
+    /// [`Cluster::rendered_in`], `render` given `flags` as well (those the operator runs
+    /// with, such as `--runtime alloy`).
+    pub fn rendered_with(
+        &self,
+        namespace: Option<&str>,
+        flags: &[&str],
+    ) -> BTreeMap<(String, String, String), Value> {
+        let scope = match namespace {
+            Some(ns) => ["-n", ns],
+            None => ["-A", ""],
+        };
+        let mut args = vec!["get", INPUT_KINDS];
+        args.extend(scope.iter().filter(|a| !a.is_empty()));
+        args.extend(["-o", "yaml"]);
+        let inputs = self.kubectl(&args);
+        let mut render = vec!["render", "-f", "-"];
+        render.extend_from_slice(flags);
+        let output = agent_operator(&render, Some(&inputs));
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);
@@ -201,7 +294,15 @@ impl Cluster {
 
     /// The objects the operator manages in the cluster now.
     pub fn managed(&self) -> BTreeMap<(String, String, String), Value> {
-        let list = self.get_json(&[OUTPUT_KINDS, "-A", "-l", MANAGED]);
+        self.managed_in(None)
+    }
+
+    /// [`Cluster::managed`] in one namespace, or in all of them.
+    pub fn managed_in(&self, namespace: Option<&str>) -> BTreeMap<(String, String, String), Value> {
+        let list = match namespace {
+            Some(ns) => self.get_json(&[OUTPUT_KINDS, "-n", ns, "-l", MANAGED]),
+            None => self.get_json(&[OUTPUT_KINDS, "-A", "-l", MANAGED]),
+        };
         list["items"]
             .as_array()
             .cloned()
@@ -214,8 +315,18 @@ impl Cluster {
     /// Why the managed objects differ from what render prints for the cluster's inputs
     /// (`None`: they are equal in every field render prints, and no other object is managed).
     pub fn difference(&self) -> Option<String> {
-        let expected = self.rendered();
-        let live = self.managed();
+        self.difference_in(None)
+    }
+
+    /// [`Cluster::difference`] for the inputs and managed objects of one namespace.
+    pub fn difference_in(&self, namespace: Option<&str>) -> Option<String> {
+        self.difference_with(namespace, &[])
+    }
+
+    /// [`Cluster::difference_in`] against `render` given `flags` as well.
+    pub fn difference_with(&self, namespace: Option<&str>, flags: &[&str]) -> Option<String> {
+        let expected = self.rendered_with(namespace, flags);
+        let live = self.managed_in(namespace);
         let expected_names: BTreeSet<_> = expected.keys().collect();
         let live_names: BTreeSet<_> = live.keys().collect();
         if expected_names != live_names {
@@ -235,9 +346,21 @@ impl Cluster {
 
     /// Waits until the managed objects equal what render prints.
     pub fn converge(&self, what: &str) {
-        eventually(what, Duration::from_secs(60), || match self.difference() {
-            None => Ok(()),
-            Some(d) => Err(d),
+        self.converge_in(None, what);
+    }
+
+    /// [`Cluster::converge`] for one namespace.
+    pub fn converge_in(&self, namespace: Option<&str>, what: &str) {
+        self.converge_with(namespace, &[], what);
+    }
+
+    /// [`Cluster::converge_in`] against `render` given `flags` as well (the operator's).
+    pub fn converge_with(&self, namespace: Option<&str>, flags: &[&str], what: &str) {
+        eventually(what, Duration::from_secs(60), || {
+            match self.difference_with(namespace, flags) {
+                None => Ok(()),
+                Some(d) => Err(d),
+            }
         });
     }
 
@@ -358,7 +481,8 @@ pub fn contains(want: &Value, have: &Value, path: &str) -> Result<(), String> {
                 let here = format!("{path}.{k}");
                 match h.get(k) {
                     Some(hv) => contains(v, hv, &here)?,
-                    None if v.is_null() => {}
+                    // The API server drops empty values (`data: {}` of an empty Secret).
+                    None if v.is_null() || v.as_object().is_some_and(|o| o.is_empty()) => {}
                     None => return Err(format!("{here}: missing, want {v}")),
                 }
             }
@@ -417,6 +541,16 @@ pub struct OperatorProcess {
 
 impl OperatorProcess {
     pub fn start(cluster: &Cluster, log_level: &str, extra: &[&str]) -> OperatorProcess {
+        Self::start_with(cluster, &cluster.kubeconfig, log_level, extra)
+    }
+
+    /// [`OperatorProcess::start`] with another kubeconfig (a `testenv::Proxy`'s, say).
+    pub fn start_with(
+        cluster: &Cluster,
+        kubeconfig: &Path,
+        log_level: &str,
+        extra: &[&str],
+    ) -> OperatorProcess {
         let name: String = extra
             .join("_")
             .chars()
@@ -444,7 +578,7 @@ impl OperatorProcess {
             .arg("run")
             .args(metrics)
             .args(extra)
-            .env("KUBECONFIG", &cluster.kubeconfig)
+            .env("KUBECONFIG", kubeconfig)
             .env("RUST_LOG", log_level)
             .env("NO_COLOR", "1")
             .current_dir(root())
@@ -458,12 +592,20 @@ impl OperatorProcess {
 
     /// The sum of the samples of `name` on the operator's /metrics (the address it logged).
     pub fn metric(&self, name: &str) -> f64 {
+        self.try_metric(name).unwrap_or_else(|| {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            panic!("no metrics address in the operator's log:\n{log}")
+        })
+    }
+
+    /// [`OperatorProcess::metric`], or `None` while the operator has not logged its metrics
+    /// address yet (it is starting).
+    pub fn try_metric(&self, name: &str) -> Option<f64> {
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
         let addr = log
             .lines()
             .filter(|l| l.contains("serving HTTP") && l.contains("metrics=true"))
-            .find_map(|l| l.split_whitespace().find_map(|f| f.strip_prefix("addr=")))
-            .unwrap_or_else(|| panic!("no metrics address in the operator's log:\n{log}"))
+            .find_map(|l| l.split_whitespace().find_map(|f| f.strip_prefix("addr=")))?
             .to_owned();
         let mut stream = std::net::TcpStream::connect(&addr).expect("connect to /metrics");
         stream
@@ -477,7 +619,8 @@ impl OperatorProcess {
                     .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{'))
             })
             .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum()
+            .sum::<f64>()
+            .into()
     }
 
     /// Sends SIGTERM and waits for a clean exit.

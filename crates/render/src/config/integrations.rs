@@ -56,7 +56,10 @@ pub fn render(h: &Hierarchy, accepted: &[Arc<Integration>]) -> Option<Rendered> 
     let mut rejections = Vec::new();
     let metrics = metrics::section(h, SectionOptions::INTEGRATIONS, &mut rejections);
     let logs = logs::section(h, false, false, &mut rejections);
-    let integrations = section(&subset, &mut rejections);
+    let mut integrations = section(&subset, &mut rejections);
+    if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy {
+        integrations.configs = for_alloy(h, &subset, &mut rejections);
+    }
     Some(Rendered {
         config: AgentConfig {
             server: ServerConfig::of(&h.agent),
@@ -88,6 +91,28 @@ pub fn section(
         metrics: IntegrationsMetrics::default(),
         configs,
     }
+}
+
+/// The `<name>_configs` lists for runtime alloy: each config as
+/// [`crate::alloy::integration_config`] makes it (an explicit metrics instance, instance names
+/// as Alloy's); an Integration Alloy refuses is reported and left out.
+fn for_alloy(
+    h: &Hierarchy,
+    integrations: &[&Integration],
+    rejections: &mut Vec<Rejection>,
+) -> BTreeMap<String, Vec<Value>> {
+    let mut configs: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for integration in integrations {
+        let Ok((key, config)) = entry(integration) else {
+            // Reported by `section`.
+            continue;
+        };
+        match crate::alloy::integration_config(h, integration, config) {
+            Ok(config) => configs.entry(key).or_default().push(config),
+            Err(r) => rejections.push(r),
+        }
+    }
+    configs
 }
 
 /// The `<name>_configs` key and the config of one Integration: its `config` as written
@@ -140,25 +165,109 @@ pub fn check(integration: &Integration) -> Result<(), FieldError> {
     }
 }
 
-/// Integration names become config keys (`<name>_configs`). Every integration the agent
-/// knows is named in lowercase snake case (`node_exporter`, `mysqld_exporter`, `cadvisor`,
-/// `app_agent_receiver`, ...), so a name outside `[a-z][a-z0-9_]*` can never match one: the
-/// agent would refuse the whole config over the unknown key. Rejecting it here keeps the
-/// other integrations running and tells the user which object is wrong.
+/// The integrations the agent knows in integrations-next mode (grafana-agent v0.44.8, which
+/// the operator's agents run with `-enable-features=integrations-next`), by their names there,
+/// and whether each is a singleton (defined at most once per agent). Read from the agent's
+/// registrations (`static/integrations/install`: `integrations_v2.Register` and
+/// `RegisterLegacy` with `NewNamedShim`): a v1 name (`redis_exporter`) is not among them, and
+/// the agent refuses a config that names it ("field redis_exporter_configs not found in type
+/// integrations.SubsystemOptions"), stopping every integration of the agent.
+pub const KNOWN_INTEGRATIONS: &[(&str, Singleton)] = &[
+    ("agent", Singleton::Yes),
+    ("apache_http", Singleton::No),
+    ("app_agent_receiver", Singleton::No),
+    ("azure", Singleton::No),
+    ("blackbox", Singleton::Yes),
+    ("cadvisor", Singleton::Yes),
+    ("cloudwatch", Singleton::No),
+    ("consul", Singleton::No),
+    ("dnsmasq", Singleton::No),
+    ("elasticsearch", Singleton::No),
+    ("eventhandler", Singleton::Yes),
+    ("gcp", Singleton::No),
+    ("github", Singleton::No),
+    ("kafka", Singleton::No),
+    ("memcached", Singleton::No),
+    ("mongodb", Singleton::No),
+    ("mssql", Singleton::No),
+    ("mysql", Singleton::No),
+    ("node_exporter", Singleton::Yes),
+    ("oracledb", Singleton::No),
+    ("postgres", Singleton::No),
+    ("process", Singleton::Yes),
+    ("redis", Singleton::No),
+    ("snmp", Singleton::Yes),
+    ("snowflake", Singleton::No),
+    ("squid", Singleton::No),
+    ("statsd", Singleton::Yes),
+    ("vsphere", Singleton::No),
+    ("windows", Singleton::Yes),
+];
+
+/// Whether the agent allows an integration at most once (its `TypeSingleton`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Singleton {
+    Yes,
+    No,
+}
+
+/// v1 integration names whose integrations-next name differs, for the hint of a rejection.
+const V1_NAMES: &[(&str, &str)] = &[
+    ("apache_exporter", "apache_http"),
+    ("azure_exporter", "azure"),
+    ("blackbox_exporter", "blackbox"),
+    ("cloudwatch_exporter", "cloudwatch"),
+    ("consul_exporter", "consul"),
+    ("dnsmasq_exporter", "dnsmasq"),
+    ("elasticsearch_exporter", "elasticsearch"),
+    ("gcp_exporter", "gcp"),
+    ("github_exporter", "github"),
+    ("kafka_exporter", "kafka"),
+    ("memcached_exporter", "memcached"),
+    ("mongodb_exporter", "mongodb"),
+    ("mysqld_exporter", "mysql"),
+    ("oracledb_exporter", "oracledb"),
+    ("postgres_exporter", "postgres"),
+    ("process_exporter", "process"),
+    ("redis_exporter", "redis"),
+    ("snmp_exporter", "snmp"),
+    ("snowflake_exporter", "snowflake"),
+    ("squid_exporter", "squid"),
+    ("statsd_exporter", "statsd"),
+    ("vmware_exporter", "vsphere"),
+    ("windows_exporter", "windows"),
+];
+
+/// Whether the agent allows `name` at most once per config; `None` for a name it does not know.
+pub fn singleton(name: &str) -> Option<Singleton> {
+    KNOWN_INTEGRATIONS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, s)| *s)
+}
+
+/// Integration names become config keys (`<name>_configs`), which the agent looks up among
+/// the integrations it knows: any other name makes it refuse the whole config, stopping every
+/// integration of the agent. Rejecting the one Integration here keeps the others running and
+/// tells the user which object is wrong, and what to write instead.
 pub fn check_name(name: &str) -> Result<(), FieldError> {
-    let mut chars = name.chars();
-    let valid = chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if valid {
-        Ok(())
-    } else {
-        Err(FieldError::new(
-            "spec.name",
-            format!(
-                "{name:?} is not an integration name: integration names are lowercase letters, digits and underscores, starting with a letter (e.g. node_exporter)"
-            ),
-        ))
+    if singleton(name).is_some() {
+        return Ok(());
     }
+    let hint = match V1_NAMES.iter().find(|(v1, _)| *v1 == name) {
+        Some((_, next)) => {
+            format!(" (`{name}` is its name outside integrations-next: write `{next}`)")
+        }
+        None => String::new(),
+    };
+    let known: Vec<&str> = KNOWN_INTEGRATIONS.iter().map(|(n, _)| *n).collect();
+    Err(FieldError::new(
+        "spec.name",
+        format!(
+            "{name:?} is not an integration the agent knows: the operator runs it with -enable-features=integrations-next, where the integrations are {}{hint}",
+            known.join(", ")
+        ),
+    ))
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -193,13 +302,14 @@ mod tests {
     }
 
     #[test]
-    fn names_are_lowercase_snake_case() {
+    fn only_the_names_the_agent_knows_in_integrations_next_mode_are_accepted() {
         for ok in [
             "node_exporter",
             "cadvisor",
-            "mysqld_exporter",
-            "a1",
-            "statsd_exporter",
+            "mysql",
+            "redis",
+            "statsd",
+            "process",
         ] {
             assert!(check_name(ok).is_ok(), "{ok}");
         }
@@ -211,17 +321,25 @@ mod tests {
             "_x",
             "1x",
             "ä",
+            "a1",
+            "redis_exporter",
+            "mysqld_exporter",
+            "statsd_exporter",
+            "process_exporter",
         ] {
             let err = check_name(bad).expect_err(bad);
             assert_eq!(err.field, "spec.name");
+            assert!(err.message.contains("redis, snmp"), "{}", err.message);
         }
+        let err = check_name("redis_exporter").expect_err("v1 name");
+        assert!(err.message.contains("write `redis`"), "{}", err.message);
     }
 
     #[test]
     fn configs_are_verbatim_and_missing_ones_are_empty_maps() {
         let config = json!({"b": null, "a": {}, "list": [], "n": 1, "f": 0.5});
-        let (key, out) = entry(&integration("redis_exporter", config.clone())).expect("valid");
-        assert_eq!(key, "redis_exporter_configs");
+        let (key, out) = entry(&integration("redis", config.clone())).expect("valid");
+        assert_eq!(key, "redis_configs");
         assert_eq!(out, config);
         let (_, empty) = entry(&integration("node_exporter", Value::Null)).expect("valid");
         assert_eq!(empty, json!({}));
@@ -230,7 +348,7 @@ mod tests {
     #[test]
     fn config_keys_come_out_sorted_at_every_level_whatever_the_input_order() {
         let written = json!({"z": {"y": 1, "b": [{"k2": 0, "k1": 0}]}, "a": true});
-        let (_, out) = entry(&integration("redis_exporter", written)).expect("valid");
+        let (_, out) = entry(&integration("redis", written)).expect("valid");
         let keys =
             |v: &Value| -> Vec<String> { v.as_object().expect("map").keys().cloned().collect() };
         assert_eq!(keys(&out), ["a", "z"]);
@@ -242,7 +360,7 @@ mod tests {
     fn a_config_that_is_not_a_map_is_rejected_and_the_others_render() {
         let good = integration("node_exporter", json!({"x": 1}));
         let list = integration("node_exporter", json!([1, 2]));
-        let text = integration("redis_exporter", json!("redis_addr: x"));
+        let text = integration("redis", json!("redis_addr: x"));
         let mut rejections = Vec::new();
         let out = section(&[&list, &good, &text], &mut rejections);
         assert_eq!(

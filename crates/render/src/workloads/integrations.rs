@@ -201,8 +201,11 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
         .collect();
 
     let mut subset = IntegrationSubset::default();
+    let mut alloy_labels: BTreeMap<String, String> = BTreeMap::new();
     let mut items: Vec<KeyToPath> = Vec::new();
     let mut mounted_keys: BTreeSet<AssetKey> = BTreeSet::new();
+    // The singleton integrations accepted so far, and who defined each.
+    let mut singletons: BTreeMap<String, InputRef> = BTreeMap::new();
     for i in h
         .integrations
         .iter()
@@ -213,6 +216,42 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             subset.rejections.push(Rejection::of_field(me, e));
             continue;
         }
+        let name = &i.spec.name;
+        if config::integrations::singleton(name) == Some(config::integrations::Singleton::Yes)
+            && let Some(first) = singletons.get(name.as_str())
+        {
+            subset.rejections.push(Rejection::new(
+                me,
+                Reason::DuplicateName,
+                "spec.name".to_owned(),
+                format!(
+                    "the agent runs the {name} integration at most once per config, and {first} already defines it for {workload} (the agent would refuse the whole config: \"integration {name:?} may only be defined once\")"
+                ),
+            ));
+            continue;
+        }
+        // Runtime alloy: what Alloy refuses is left out of both the config and the pods.
+        if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy {
+            if let Ok((_, config)) = config::integrations::entry(i)
+                && let Err(r) = crate::alloy::integration_config(h, i, config)
+            {
+                subset.rejections.push(r);
+                continue;
+            }
+            if let Some(label) = crate::alloy::integration_label(i)
+                && let Some(first) = alloy_labels.get(&label)
+            {
+                subset.rejections.push(Rejection::new(
+                        me,
+                        Reason::AlloyRefuses,
+                        "spec.config.instance".to_owned(),
+                        format!(
+                            "runtime alloy: Alloy would name its scrape {label:?}, as for {first}, and refuses the whole config over the duplicate; give the Integrations distinct spec.config.instance values"
+                        ),
+                    ));
+                continue;
+            }
+        }
         match contribution(i, &me, &taken_names, &taken_paths) {
             Err(r) => {
                 subset.rejections.extend(r);
@@ -220,6 +259,11 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             }
             Ok(Contribution { volumes, mounts }) => {
                 let owner = me.to_string();
+                if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy
+                    && let Some(label) = crate::alloy::integration_label(i)
+                {
+                    alloy_labels.insert(label, owner.clone());
+                }
                 for v in &volumes {
                     taken_names.insert(v.item.name.clone(), owner.clone());
                 }
@@ -257,6 +301,11 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
                 path: format!("{dir}/{ns}/{}/{}", key.name, key.key),
                 mode: None,
             });
+        }
+        if config::integrations::singleton(&i.spec.name)
+            == Some(config::integrations::Singleton::Yes)
+        {
+            singletons.insert(i.spec.name.clone(), me.clone());
         }
         subset.integrations.push(i.clone());
     }
@@ -392,8 +441,11 @@ pub fn deployment(
             }),
             selector: t.selector,
             template: t.template,
-            // Unset as upstream: one replica (Q12, kept).
-            replicas: None,
+            // One replica (Q12, kept). Set, not left to the API default as upstream does:
+            // upstream replaces the whole object on update, which resets a hand-scaled
+            // Deployment to 1; a server-side apply only resets the fields it sets, and every
+            // integration would otherwise run once per replica someone scaled it to.
+            replicas: Some(1),
             ..Default::default()
         }),
         status: None,

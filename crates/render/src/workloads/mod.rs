@@ -44,7 +44,7 @@ pub fn effective_replicas(metrics: Option<&MetricsSubsystemSpec>) -> i32 {
     metrics.and_then(|m| m.replicas).map_or(1, |r| r.max(0))
 }
 
-/// Refuses a shard or replica count beyond the CRD's `maximum`: the operator plans one
+/// Refuses a negative replica count, and a shard or replica count beyond the CRD's `maximum`: the operator plans one
 /// StatefulSet per shard, so `shards: 2000000000` would keep it busy for minutes. Checked
 /// here too because a value can reach render without passing our CRD (an older CRD in the
 /// cluster, a hand-built object).
@@ -52,6 +52,18 @@ pub fn check_scale(h: &Hierarchy) -> Result<(), Rejection> {
     let Some(metrics) = h.agent.spec.metrics.as_ref() else {
         return Ok(());
     };
+    if let Some(r) = metrics.replicas
+        && r < 0
+    {
+        return Err(Rejection::new(
+            h.agent_ref(),
+            Reason::InvalidValue,
+            "spec.metrics.replicas".to_owned(),
+            format!(
+                "{r} is negative: write 0 to run no metrics pods (upstream silently reads a negative count as 0); the metrics config and StatefulSets are left as they are"
+            ),
+        ));
+    }
     let bounds = [
         ("spec.metrics.shards", metrics.shards, MAX_METRICS_SHARDS),
         (

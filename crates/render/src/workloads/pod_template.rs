@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use api::grafana_agent::Runtime;
 use k8s_openapi::api::core::v1::{
     Capabilities, ConfigMapVolumeSource, Container, ContainerPort, EmptyDirVolumeSource, EnvVar,
     EnvVarSource, HTTPGetAction, ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe,
@@ -18,6 +19,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::labels::{self, Labels, rules};
 use super::strategic_merge;
+use crate::alloy::{ALLOY_BASE_IMAGE, DEFAULT_ALLOY_VERSION, runtime};
 use crate::assets::ASSETS_MOUNT_PATH;
 use crate::desired::{PlanOptions, assets_secret_name};
 use crate::discover::Hierarchy;
@@ -26,6 +28,13 @@ use crate::rejection::{Reason, Rejection};
 
 pub const DEFAULT_AGENT_VERSION: &str = "v0.44.8";
 pub const AGENT_BASE_IMAGE: &str = "grafana/agent";
+/// Where Alloy's components keep their data (`--storage.path`): the agent's WAL/positions
+/// directory, so that switching runtime keeps the same volume (and Alloy imports the
+/// agent's positions files, `legacy_positions_file`).
+pub const ALLOY_STORAGE_PATH: &str = crate::config::DATA_DIRECTORY;
+/// The agent flags the static config is converted with (`--config.extra-args`): those the
+/// agent container runs with that change how the file is read.
+pub const ALLOY_EXTRA_ARGS: &str = "-enable-features=integrations-next -config.expand-env";
 pub const DEFAULT_RELOADER_VERSION: &str = "v0.67.1";
 pub const RELOADER_BASE_IMAGE: &str = "quay.io/prometheus-operator/prometheus-config-reloader";
 pub const DEFAULT_PORT_NAME: &str = "http-metrics";
@@ -173,6 +182,11 @@ fn non_empty(s: &Option<String>) -> Option<String> {
 
 pub fn agent_image(h: &Hierarchy) -> String {
     let spec = &h.agent.spec;
+    if runtime(h) == Runtime::Alloy {
+        // `version` is a Grafana Agent tag: it says nothing about Alloy's.
+        return non_empty(&spec.image)
+            .unwrap_or_else(|| format!("{ALLOY_BASE_IMAGE}:{DEFAULT_ALLOY_VERSION}"));
+    }
     non_empty(&spec.image).unwrap_or_else(|| {
         let version = non_empty(&spec.version).unwrap_or_else(|| DEFAULT_AGENT_VERSION.to_owned());
         format!("{AGENT_BASE_IMAGE}:{version}")
@@ -189,6 +203,9 @@ pub fn reloader_image(h: &Hierarchy) -> String {
 }
 
 fn agent_args(h: &Hierarchy) -> Vec<String> {
+    if runtime(h) == Runtime::Alloy {
+        return alloy_args(h);
+    }
     let spec = &h.agent.spec;
     let mut args: Vec<String> = [
         "-config.file=/var/lib/grafana-agent/config/agent.yml",
@@ -206,6 +223,29 @@ fn agent_args(h: &Hierarchy) -> Vec<String> {
     }
     if spec.disable_support_bundle {
         args.push("-disable-support-bundle".to_owned());
+    }
+    args
+}
+
+/// Alloy running the same file in static format: converted at start and on every reload,
+/// never with `--config.bypass-conversion-errors` (a config Alloy cannot convert fully must
+/// fail loudly, not run in part). Alloy does not read its listen address from the file, so it
+/// is given here, on the agent's port.
+fn alloy_args(h: &Hierarchy) -> Vec<String> {
+    let spec = &h.agent.spec;
+    let mut args = vec![
+        "run".to_owned(),
+        "/var/lib/grafana-agent/config/agent.yml".to_owned(),
+        "--config.format=static".to_owned(),
+        format!("--config.extra-args={ALLOY_EXTRA_ARGS}"),
+        format!("--server.http.listen-addr=0.0.0.0:{AGENT_PORT}"),
+        format!("--storage.path={ALLOY_STORAGE_PATH}"),
+    ];
+    if spec.disable_reporting {
+        args.push("--disable-reporting".to_owned());
+    }
+    if spec.disable_support_bundle {
+        args.push("--server.http.disable-support-bundle".to_owned());
     }
     args
 }
@@ -549,7 +589,10 @@ pub fn pod_template(
     let volume_mounts: Vec<VolumeMount> = mounts.into_iter().map(|m| m.item).collect();
     let mut env = vec![
         field_env("POD_NAME", "metadata.name"),
-        value_env("AGENT_DEPLOY_MODE", "operator"),
+        match runtime(h) {
+            Runtime::Agent => value_env("AGENT_DEPLOY_MODE", "operator"),
+            Runtime::Alloy => value_env("ALLOY_DEPLOY_MODE", "operator"),
+        },
     ];
     env.extend(options.env);
 

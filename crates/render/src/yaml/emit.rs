@@ -150,7 +150,10 @@ pub(super) fn write_key(out: &mut String, key: &str, level: usize) {
 pub fn write_string(out: &mut String, s: &str) {
     if is_plain_safe(s) {
         out.push_str(s);
-    } else if s.chars().all(|c| !c.is_control() && is_yaml_printable(c)) {
+    } else if s
+        .chars()
+        .all(|c| !c.is_control() && is_yaml_printable(c) && !is_yaml_1_1_break(c))
+    {
         out.push('\'');
         out.push_str(&s.replace('\'', "''"));
         out.push('\'');
@@ -163,7 +166,7 @@ pub fn write_string(out: &mut String, s: &str) {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
                 '\r' => out.push_str("\\r"),
-                c if c.is_control() || !is_yaml_printable(c) => {
+                c if c.is_control() || !is_yaml_printable(c) || is_yaml_1_1_break(c) => {
                     out.push_str(&format!("\\u{:04x}", c as u32))
                 }
                 c => out.push(c),
@@ -213,9 +216,18 @@ fn is_plain_safe(s: &str) -> bool {
         previous = b;
     }
     ascii
-        || !s
-            .chars()
-            .any(|c| c.is_control() || !is_yaml_printable(c) || c == '\u{feff}')
+        || !s.chars().any(|c| {
+            c.is_control() || !is_yaml_printable(c) || c == '\u{feff}' || is_yaml_1_1_break(c)
+        })
+}
+
+/// The line breaks of YAML 1.1 beyond `\n` and `\r`: NEL, LINE SEPARATOR and PARAGRAPH
+/// SEPARATOR. YAML 1.1 readers (the agent's yaml.v2, PyYAML) break lines at them, in plain
+/// and single-quoted scalars alike, so a string holding one is double-quoted and the
+/// character escaped; YAML 1.2 readers take them as ordinary characters, which is why no
+/// test with our own (1.2) parser saw it.
+pub(super) fn is_yaml_1_1_break(c: char) -> bool {
+    matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
 /// `-foo` (an agent flag) is a plain string; `-`, `- x`, `-1`, `-.5` and `-.inf` are not.

@@ -10,10 +10,12 @@
 //! back the block-style subset manifests use, faster than the full parser.
 
 mod emit;
+mod parse_error;
 mod reader;
 mod serializer;
 
 pub use emit::{IMPLICIT_KEY_LIMIT, write_document, write_sequence_item, write_string};
+pub use parse_error::describe as describe_parse_error;
 pub use reader::read_simple_document;
 pub use serializer::{to_string, write_sequence_item_of};
 

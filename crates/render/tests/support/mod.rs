@@ -3,11 +3,13 @@
 //! libtest-mimic beside the area's other tests.
 //!
 //! Input: `input.yaml` (any number of documents; every GrafanaAgent in it is rendered), and
-//! optionally `options.yaml` with `labels: {k: v}` and `operatorVersion: v1.2.3`.
+//! optionally `options.yaml` with `labels: {k: v}`, `operatorVersion: v1.2.3` and
+//! `runtime: alloy` (the operator's `--runtime`).
 //! Outputs compared with the files beside it (`UPDATE_GOLDEN=1` rewrites them):
 //! * `objects.yaml`: the object stream `render` prints;
 //! * `config-<secret name>.yaml`: each rendered agent.yml;
-//! * `diagnostics.txt`: input diagnostics and rejections, one per line (absent when none).
+//! * `diagnostics.txt`: input diagnostics, rejections and warnings (runtime alloy), one per
+//!   line (absent when none).
 //!
 //! An area whose cases test one config ([`Golden::ConfigOf`]) keeps only that config and the
 //! diagnostics, so a change to the workloads or another config does not rewrite its cases.
@@ -61,19 +63,33 @@ fn options(dir: &Path) -> PlanOptions {
         if let Some(version) = v.get("operatorVersion").and_then(|s| s.as_str()) {
             opts.operator_version = version.to_owned();
         }
+        match v.get("runtime").and_then(|s| s.as_str()) {
+            None | Some("agent") => {}
+            Some("alloy") => opts.runtime = api::Runtime::Alloy,
+            Some(other) => panic!("{}: runtime {other:?}", path.display()),
+        }
     }
     opts
 }
 
 /// Renders the case in `dir` without comparing anything.
 pub fn render_case(dir: &Path) -> CaseOutput {
+    render_case_as(dir, None)
+}
+
+/// [`render_case`], with the operator's `--runtime` set to `runtime` when given.
+pub fn render_case_as(dir: &Path, runtime: Option<api::Runtime>) -> CaseOutput {
     let input = dir.join("input.yaml");
     let text =
         std::fs::read_to_string(&input).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
     let mut loader = Loader::new();
     loader.add_source("input.yaml", &text);
     let loaded = loader.finish();
-    let plans = plan_all(&loaded.store, &options(dir), None);
+    let mut opts = options(dir);
+    if let Some(runtime) = runtime {
+        opts.runtime = runtime;
+    }
+    let plans = plan_all(&loaded.store, &opts, None);
     let mut files = BTreeMap::new();
     files.insert(
         "objects.yaml".to_owned(),
@@ -90,6 +106,7 @@ pub fn render_case(dir: &Path) -> CaseOutput {
     let mut diagnostics: Vec<String> = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
     for p in &plans {
         diagnostics.extend(p.rejections.iter().map(|r| format!("rejected: {r}")));
+        diagnostics.extend(p.warnings.iter().map(|w| format!("warning: {w}")));
     }
     if !diagnostics.is_empty() {
         files.insert("diagnostics.txt".to_owned(), diagnostics.join("\n") + "\n");
@@ -201,4 +218,47 @@ pub fn run_tests(area: &str, golden: Golden, tests: &[(&'static str, fn())]) -> 
 /// A line diff, enough to see what changed.
 fn diff(expected: &str, actual: &str) -> String {
     pretty_assertions::StrComparison::new(expected, actual).to_string()
+}
+
+/// Replaces `$(NAME)` (`NAME` of `[a-zA-Z_0-9]+`) with `env[NAME]`, as the config-reloader
+/// does; an unset name is an error.
+pub fn expand_reloader_env(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("$(") {
+        let after = &rest[start + 2..];
+        let len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        if len == 0 || !after[len..].starts_with(')') {
+            out.push_str(&rest[..start + 2]);
+            rest = after;
+            continue;
+        }
+        let name = &after[..len];
+        let value = env
+            .get(name)
+            .ok_or_else(|| format!("$({name}) is not set in the agent pod"))?;
+        out.push_str(&rest[..start]);
+        out.push_str(value);
+        rest = &after[len + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The shard-0 environment of `agent`'s pods.
+pub fn shard_zero_env(agent: &api::GrafanaAgent) -> BTreeMap<String, String> {
+    let metrics = agent.spec.metrics.as_ref();
+    let shards = u32::try_from(render::sharding::effective_shards(metrics)).unwrap_or(1);
+    let strategy = metrics
+        .and_then(|m| m.sharding_strategy)
+        .unwrap_or_default();
+    let mut env = BTreeMap::from([
+        ("SHARD".to_owned(), "0".to_owned()),
+        ("SHARDS".to_owned(), shards.to_string()),
+        ("STATEFULSET_ORDINAL_NUMBER".to_owned(), "0".to_owned()),
+    ]);
+    env.extend(render::sharding::extra_env(strategy, 0, shards));
+    env
 }

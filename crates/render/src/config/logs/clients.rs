@@ -128,7 +128,7 @@ pub fn client(
         .transpose()?;
     // The agent fails the whole logs instance on a certificate without its key.
     check_tls_pair(tls_config.as_ref(), &format!("{field}.tlsConfig"))?;
-    Ok(ClientConfig {
+    let out = ClientConfig {
         url: c.url.clone(),
         tenant_id: non_empty(&c.tenant_id),
         batchwait,
@@ -150,7 +150,47 @@ pub fn client(
         tls_config,
         backoff_config,
         external_labels,
-    })
+    };
+    check_auth(&out, field)?;
+    Ok(out)
+}
+
+/// The agent's check of a client's HTTP settings (Prometheus' `HTTPClientConfig.Validate`,
+/// which promtail's client config calls on load): it refuses the whole config, and with it
+/// every logs instance of the agent, over a client that sets two ways to authenticate.
+fn check_auth(out: &ClientConfig, field: &str) -> Result<(), FieldError> {
+    let conflict = |message: &str, agent: &str| {
+        Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            format!("{message} (the agent refuses the whole config over it: {agent:?})"),
+        ))
+    };
+    if out.bearer_token.is_some() && out.bearer_token_file.is_some() {
+        return conflict(
+            "sets both bearerToken and bearerTokenFile; the agent accepts only one",
+            "at most one of bearer_token & bearer_token_file must be configured",
+        );
+    }
+    let bearer = out.bearer_token.is_some() || out.bearer_token_file.is_some();
+    let auths: Vec<&str> = [
+        ("basicAuth", out.basic_auth.is_some()),
+        ("oauth2", out.oauth2.is_some()),
+        ("bearerToken/bearerTokenFile", bearer),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect();
+    if auths.len() > 1 {
+        return conflict(
+            &format!(
+                "sets {}; the agent accepts at most one way to authenticate per client",
+                auths.join(" and ")
+            ),
+            "at most one of basic_auth, oauth2, bearer_token & bearer_token_file must be configured",
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

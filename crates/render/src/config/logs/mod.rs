@@ -12,11 +12,12 @@ pub mod clients;
 pub mod pod_logs;
 pub mod stages;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::assets::AssetKey;
 use crate::config::common::{FieldError, Secrets, non_empty};
 use crate::config::metrics::additional;
 use crate::config::metrics::validate::{go_duration, is_label_name};
@@ -39,14 +40,25 @@ pub struct LogsSection {
 /// One `logs.configs` entry: one LogsInstance.
 #[derive(Serialize, Clone, Debug, Default, PartialEq)]
 pub struct LogsInstanceConfig {
-    /// `<namespace>/<name>` of the LogsInstance; integrations refer to it by this name.
+    /// `<namespace>/<name>` of the LogsInstance (runtime alloy: an identifier,
+    /// [`crate::alloy::instance_name`]); integrations refer to it by this name.
     pub name: String,
+    /// Runtime alloy only: the agent's positions file of the instance (the agent derives it
+    /// from the name), so that the renamed instance keeps its read positions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<PositionsConfig>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientConfig>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scrape_configs: Vec<ScrapeConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_config: Option<TargetConfig>,
+}
+
+/// `positions` of a logs instance.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PositionsConfig {
+    pub filename: String,
 }
 
 /// A promtail scrape config: generated from a PodLogs, or copied verbatim from
@@ -193,8 +205,14 @@ fn render_instance(
         let parsed = secrets
             .value(sel, field)
             // Optional and missing: no additional jobs (Q17).
-            .and_then(|text| additional::parse(text.as_deref().unwrap_or("[]"), field))
-            .and_then(|items| check_unique_job_names(&scrape_configs, items, field));
+            .and_then(|text| {
+                let source = AssetKey::secret(&instance_ref.namespace, sel);
+                additional::parse(text.as_deref().unwrap_or("[]"), field, &source)
+                    .and_then(|items| check_promtail_jobs(items, field, &source))
+                    .and_then(|items| {
+                        check_unique_job_names(&scrape_configs, items, field, &source)
+                    })
+            });
         match parsed {
             Ok(list) => scrape_configs.extend(list.into_iter().map(ScrapeConfig::Verbatim)),
             // The instance renders without them. The message as is: a missing secret value
@@ -217,8 +235,13 @@ fn render_instance(
             }
         }),
     });
+    let name = crate::alloy::instance_name(h, &instance_ref);
+    let positions = (name != instance_ref.key()).then(|| PositionsConfig {
+        filename: crate::alloy::positions_file(DATA_DIRECTORY, &instance_ref.key()),
+    });
     Some(LogsInstanceConfig {
-        name: instance_ref.key(),
+        name,
+        positions,
         clients,
         scrape_configs,
         target_config,
@@ -303,21 +326,119 @@ fn instance_clients(
 /// Two jobs with one name would collide in the agent's target discovery (one silently
 /// replaces the other), so additional jobs must not reuse a PodLogs job's name or each
 /// other's.
+/// The fields of promtail's `scrape_config` (grafana-agent v0.44.8's promtail), which the
+/// agent reads strictly: any other field makes it refuse the whole config.
+const PROMTAIL_JOB_FIELDS: &[&str] = &[
+    "job_name",
+    "pipeline_stages",
+    "relabel_configs",
+    "encoding",
+    "decompression",
+];
+
+/// The fields that give a promtail job its targets; promtail refuses a job with none of them
+/// ("no valid target scrape config defined").
+const PROMTAIL_TARGET_FIELDS: &[&str] = &[
+    "journal",
+    "syslog",
+    "gcplog",
+    "loki_push_api",
+    "windows_events",
+    "kafka",
+    "azure_event_hubs",
+    "gelf",
+    "cloudflare",
+    "heroku_drain",
+    "docker_sd_configs",
+    "static_configs",
+    "dns_sd_configs",
+    "file_sd_configs",
+    "consul_sd_configs",
+    "consulagent_sd_configs",
+    "digitalocean_sd_configs",
+    "dockerswarm_sd_configs",
+    "serverset_sd_configs",
+    "nerve_sd_configs",
+    "marathon_sd_configs",
+    "kubernetes_sd_configs",
+    "gce_sd_configs",
+    "ec2_sd_configs",
+    "openstack_sd_configs",
+    "azure_sd_configs",
+    "triton_sd_configs",
+];
+
+/// The items of a LogsInstance's `additionalScrapeConfigs` the agent would refuse, found
+/// before they reach its config: a field promtail's `scrape_config` does not have
+/// (`limits_config` belongs to promtail's top level), or no field that gives targets. Either
+/// stops every logs instance of the agent, so the items are left out instead. Field names
+/// are printed only when they look like field names: the text is a Secret's value.
+fn check_promtail_jobs(
+    items: Vec<Value>,
+    field: &str,
+    source: &AssetKey,
+) -> Result<Vec<Value>, FieldError> {
+    for (i, item) in items.iter().enumerate() {
+        let Value::Object(map) = item else { continue };
+        if let Some(unknown) = map.keys().find(|k| {
+            !PROMTAIL_JOB_FIELDS.contains(&k.as_str())
+                && !PROMTAIL_TARGET_FIELDS.contains(&k.as_str())
+        }) {
+            let name = if unknown.len() <= 64
+                && unknown
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            {
+                format!("the field {unknown}")
+            } else {
+                "a field".to_owned()
+            };
+            return Err(FieldError::because(
+                Reason::InvalidYaml,
+                field,
+                format!(
+                    "{source}: item [{i}] has {name}, which promtail's scrape_config does not have (the agent refuses the whole config over an unknown field)"
+                ),
+            ));
+        }
+        let has_target = PROMTAIL_TARGET_FIELDS
+            .iter()
+            .any(|k| map.get(*k).is_some_and(|v| !v.is_null()));
+        if !has_target {
+            return Err(FieldError::because(
+                Reason::InvalidYaml,
+                field,
+                format!(
+                    "{source}: item [{i}] has no targets: it needs one of static_configs, kubernetes_sd_configs, file_sd_configs, journal, syslog, loki_push_api, ... (the agent refuses the whole config over it: \"no valid target scrape config defined\")"
+                ),
+            ));
+        }
+    }
+    Ok(items)
+}
+
 fn check_unique_job_names(
     generated: &[ScrapeConfig],
     items: Vec<Value>,
     field: &str,
+    source: &AssetKey,
 ) -> Result<Vec<Value>, FieldError> {
-    let mut seen: BTreeSet<&str> = generated.iter().map(ScrapeConfig::job_name).collect();
+    // Where each name was seen first: `None` for a generated job (its name is ours to print),
+    // `Some(i)` for item `i` of the Secret's value (its name is not: the value is a Secret's).
+    let mut seen: BTreeMap<&str, Option<usize>> =
+        generated.iter().map(|job| (job.job_name(), None)).collect();
     for (i, item) in items.iter().enumerate() {
         let name = additional::job_name(item);
-        if !seen.insert(name) {
-            return Err(FieldError::because(
-                Reason::DuplicateName,
-                field,
-                format!("item [{i}]: the job name {name:?} is already used by another scrape job"),
-            ));
+        if let Some(first) = seen.get(name) {
+            let message = match first {
+                None => format!(
+                    "{source}: item [{i}]: its job_name is {name:?}, the name of a scrape job the operator generates"
+                ),
+                Some(j) => format!("{source}: item [{i}] has the same job_name as item [{j}]"),
+            };
+            return Err(FieldError::because(Reason::DuplicateName, field, message));
         }
+        seen.insert(name, Some(i));
     }
     Ok(items)
 }

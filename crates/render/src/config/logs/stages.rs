@@ -233,7 +233,7 @@ fn stages_at_depth(
 /// PodLogs is left out rather than run with a different pipeline.
 pub fn stage(s: &PipelineStageSpec, field: &str, depth: usize) -> Result<StageConfig, FieldError> {
     check(s, field)?;
-    Ok(StageConfig {
+    let out = StageConfig {
         docker: s.docker.as_ref().map(|_| EmptyStage {}),
         cri: s.cri.as_ref().map(|_| EmptyStage {}),
         regex: s.regex.as_ref().map(|r| RegexStage {
@@ -278,7 +278,80 @@ pub fn stage(s: &PipelineStageSpec, field: &str, depth: usize) -> Result<StageCo
             .map(|m| match_stage(m, &format!("{field}.match"), depth))
             .transpose()?,
         drop: s.drop.as_ref().map(drop),
-    })
+    };
+    check_one_stage(&out, field)?;
+    if let Some(t) = &out.tenant {
+        check_tenant(t, &format!("{field}.tenant"))?;
+    }
+    Ok(out)
+}
+
+/// Promtail builds one stage from each entry and refuses an entry with two (`cri: {}` and
+/// `labelDrop` together: "pipeline stage must contain only one key"), which stops every
+/// logs instance of the agent; upstream's operator writes such an entry as it is.
+fn check_one_stage(out: &StageConfig, field: &str) -> Result<(), FieldError> {
+    let set: Vec<&str> = [
+        ("docker", out.docker.is_some()),
+        ("cri", out.cri.is_some()),
+        ("regex", out.regex.is_some()),
+        ("json", out.json.is_some()),
+        ("replace", out.replace.is_some()),
+        ("template", out.template.is_some()),
+        ("pack", out.pack.is_some()),
+        ("timestamp", out.timestamp.is_some()),
+        ("output", out.output.is_some()),
+        ("labelDrop", out.labeldrop.is_some()),
+        ("labelAllow", out.labelallow.is_some()),
+        ("labels", out.labels.is_some()),
+        ("limit", out.limit.is_some()),
+        ("metrics", out.metrics.is_some()),
+        ("multiline", out.multiline.is_some()),
+        ("tenant", out.tenant.is_some()),
+        ("match", out.match_.is_some()),
+        ("drop", out.drop.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect();
+    if set.len() > 1 {
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            format!(
+                "sets {}: each entry of a pipeline is one stage (write one list entry per stage); the agent refuses the whole config over it: \"pipeline stage must contain only one key\"",
+                set.join(" and ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Promtail's tenant stage takes exactly one of `label`, `source` and `value`.
+fn check_tenant(t: &TenantStage, field: &str) -> Result<(), FieldError> {
+    let set: Vec<&str> = [
+        ("label", t.label.is_some()),
+        ("source", t.source.is_some()),
+        ("value", t.value.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect();
+    match set.len() {
+        1 => Ok(()),
+        0 => Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            "sets none of label, source and value; the agent refuses the whole config over it: \"label, source or value config are required\"",
+        )),
+        _ => Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            format!(
+                "sets {}; the agent takes exactly one of label, source and value and refuses the whole config over it: \"label, source and value are mutually exclusive\"",
+                set.join(" and ")
+            ),
+        )),
+    }
 }
 
 /// The checks of [`stage`] on the values promtail parses itself.
@@ -380,6 +453,7 @@ fn metrics(
     metrics
         .iter()
         .map(|(name, m)| {
+            check_counter(m, &format!("{field}.{name}"))?;
             let buckets = m
                 .buckets
                 .iter()
@@ -403,6 +477,40 @@ fn metrics(
             Ok((name.clone(), stage))
         })
         .collect()
+}
+
+/// What promtail refuses of a counter (the agent and Alloy then refuse the whole logs config):
+/// `matchAll` with a `value`, `countEntryBytes` without `matchAll` or with an action other
+/// than `add`.
+fn check_counter(m: &MetricsStageSpec, field: &str) -> Result<(), FieldError> {
+    if !m.type_.eq_ignore_ascii_case("counter") {
+        return Ok(());
+    }
+    let match_all = m.match_all == Some(true);
+    if match_all && non_empty(&m.value).is_some() {
+        return Err(FieldError::new(
+            format!("{field}.matchAll"),
+            "a counter with matchAll: true cannot have a value (promtail refuses it): remove matchAll or value",
+        ));
+    }
+    if m.count_entry_bytes == Some(true) {
+        if !match_all {
+            return Err(FieldError::new(
+                format!("{field}.countEntryBytes"),
+                "countEntryBytes: true needs matchAll: true (promtail refuses it otherwise)",
+            ));
+        }
+        if !m.action.eq_ignore_ascii_case("add") {
+            return Err(FieldError::new(
+                format!("{field}.countEntryBytes"),
+                format!(
+                    "countEntryBytes: true needs action: add, not {:?} (promtail refuses it otherwise)",
+                    m.action
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `counter`, `GAUGE`, ... → promtail's spelling; anything else passes through (promtail
@@ -469,7 +577,8 @@ fn match_stage(m: &MatchStageSpec, field: &str, depth: usize) -> Result<MatchSta
 /// label `level` from the extracted value `level`", a common promtail idiom).
 pub fn parse_nested_stages(text: &str, field: &str) -> Result<Vec<PipelineStageSpec>, FieldError> {
     let value: Value = serde_saphyr::from_str(text).map_err(|e| {
-        FieldError::because(Reason::InvalidYaml, field, format!("not valid YAML: {e}"))
+        let at = crate::yaml::describe_parse_error(&e);
+        FieldError::because(Reason::InvalidYaml, field, format!("not valid YAML: {at}"))
     })?;
     let value = match value {
         Value::Null => return Ok(Vec::new()),
@@ -586,16 +695,97 @@ mod tests {
         assert_eq!(render(s), yaml("cri: {}"));
     }
 
+    /// Issue 22, item 6: upstream writes every stage of an entry into one map, which promtail
+    /// refuses ("pipeline stage must contain only one key"), stopping every logs instance.
     #[test]
-    fn every_set_stage_lands_in_one_map() {
+    fn an_entry_with_two_stages_is_refused_naming_them() {
         let s = PipelineStageSpec {
             cri: Some(CriStageSpec {}),
-            output: Some(OutputStageSpec {
-                source: "msg".into(),
+            label_drop: Some(vec!["filename".into()]),
+            ..Default::default()
+        };
+        let e = stage(&s, "spec.pipelineStages[0]", 0).expect_err("two stages");
+        assert_eq!(e.field, "spec.pipelineStages[0]");
+        assert!(
+            e.message.starts_with("sets cri and labelDrop"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("only one key"), "{}", e.message);
+        // An empty list is no stage: one stage left is fine.
+        let s = PipelineStageSpec {
+            cri: Some(CriStageSpec {}),
+            label_drop: Some(vec![]),
+            ..Default::default()
+        };
+        assert_eq!(render(s), yaml("cri: {}"));
+    }
+
+    /// promtail refuses a counter that counts entry bytes without matchAll and action add
+    /// (the agent and Alloy then refuse the whole logs config), and matchAll with a value.
+    #[test]
+    fn counters_promtail_refuses_are_refused_on_their_field() {
+        let counter = |action: &str, match_all: Option<bool>, bytes: bool, value: Option<&str>| {
+            PipelineStageSpec {
+                metrics: Some(BTreeMap::from([(
+                    "lines".to_owned(),
+                    MetricsStageSpec {
+                        type_: "Counter".into(),
+                        action: action.into(),
+                        match_all,
+                        count_entry_bytes: Some(bytes),
+                        value: value.map(Into::into),
+                        ..Default::default()
+                    },
+                )])),
+                ..Default::default()
+            }
+        };
+        let refused = |s: PipelineStageSpec| {
+            let e = stage(&s, "spec.pipelineStages[0]", 0).expect_err("refused");
+            (e.field, e.message)
+        };
+        let (field, message) = refused(counter("inc", None, true, None));
+        assert_eq!(
+            field,
+            "spec.pipelineStages[0].metrics.lines.countEntryBytes"
+        );
+        assert!(message.contains("needs matchAll: true"), "{message}");
+        let (_, message) = refused(counter("inc", Some(true), true, None));
+        assert!(message.contains("needs action: add"), "{message}");
+        let (field, _) = refused(counter("inc", Some(true), false, Some("x")));
+        assert_eq!(field, "spec.pipelineStages[0].metrics.lines.matchAll");
+        let ok = render(counter("ADD", Some(true), true, None));
+        assert_eq!(
+            ok["metrics"]["lines"]["config"]["count_entry_bytes"], true,
+            "{ok}"
+        );
+    }
+
+    /// Issue 22, item 6: promtail's tenant stage takes exactly one of label, source, value.
+    #[test]
+    fn a_tenant_stage_needs_exactly_one_of_label_source_and_value() {
+        let tenant = |label: &str, source: &str, value: &str| PipelineStageSpec {
+            tenant: Some(TenantStageSpec {
+                label: Some(label.into()),
+                source: Some(source.into()),
+                value: Some(value.into()),
             }),
             ..Default::default()
         };
-        assert_eq!(render(s), yaml("{cri: {}, output: {source: msg}}"));
+        assert_eq!(
+            render(tenant("", "", "team-a")),
+            yaml("tenant: {value: team-a}")
+        );
+        for (s, needle) in [
+            (tenant("t", "", "team-a"), "sets label and value"),
+            (tenant("", "src", "team-a"), "sets source and value"),
+            (tenant("", "", ""), "sets none of label, source and value"),
+        ] {
+            let e = stage(&s, "spec.pipelineStages[1]", 0).expect_err(needle);
+            assert_eq!(e.field, "spec.pipelineStages[1].tenant");
+            assert!(e.message.contains(needle), "{}", e.message);
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! A MetricsInstance's `additionalScrapeConfigs`: a Secret value holding a YAML list of
 //! Prometheus scrape configs, appended verbatim to the instance's `scrape_configs`.
 
+use std::fmt::Display;
+
 use serde_json::Value;
 
 use crate::config::common::FieldError;
@@ -12,12 +14,21 @@ use crate::rejection::Reason;
 /// copy means what the user meant. An empty value is an empty list.
 ///
 /// Fails when the value is not YAML, not a list, an item is not a map, or an item has no
-/// `job_name` string: the agent would refuse the whole config.
-pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
+/// `job_name` string: the agent would refuse the whole config. `source` names where the text
+/// was read (`key "k" of Secret ns/name`): a message names it, the line and the column, and
+/// never quotes the text, which is a Secret's value (it ends up in status and Events).
+pub fn parse(text: &str, field: &str, source: &dyn Display) -> Result<Vec<Value>, FieldError> {
     let mut options = serde_saphyr::options::Options::default();
     options.legacy_octal_numbers = true;
     let value: Value = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
-        FieldError::because(Reason::InvalidYaml, field, format!("not valid YAML: {e}"))
+        FieldError::because(
+            Reason::InvalidYaml,
+            field,
+            format!(
+                "{source}: not valid YAML: {}",
+                crate::yaml::describe_parse_error(&e)
+            ),
+        )
     })?;
     let items = match value {
         Value::Null => return Ok(Vec::new()),
@@ -27,7 +38,7 @@ pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
                 Reason::InvalidYaml,
                 field,
                 format!(
-                    "must be a YAML list of scrape configs, not {}",
+                    "{source}: must be a YAML list of scrape configs, not {}",
                     kind_of(&other)
                 ),
             ));
@@ -39,7 +50,7 @@ pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
                 Reason::InvalidYaml,
                 field,
                 format!(
-                    "item [{i}] must be a scrape config (a map), not {}",
+                    "{source}: item [{i}] must be a scrape config (a map), not {}",
                     kind_of(item)
                 ),
             ));
@@ -50,7 +61,7 @@ pub fn parse(text: &str, field: &str) -> Result<Vec<Value>, FieldError> {
                 return Err(FieldError::because(
                     Reason::InvalidYaml,
                     field,
-                    format!("item [{i}] has no job_name"),
+                    format!("{source}: item [{i}] has no job_name"),
                 ));
             }
         }
@@ -86,6 +97,7 @@ mod tests {
         let list = parse(
             "- job_name: extra\n  static_configs: []\n  params: {}\n  labels: {stream: }\n  ec2_sd_configs:\n  - port: 9100\n    refresh_interval: 30s\n  ratio: 0.5\n  honor_labels: yes\n  mode: 0755\n",
             "f",
+            &"s",
         )
         .expect("a list");
         assert_eq!(
@@ -106,9 +118,9 @@ mod tests {
         let keys: Vec<&String> = list[0].as_object().expect("map").keys().collect();
         assert_eq!(keys[0], "job_name");
         assert_eq!(keys[1], "static_configs");
-        assert!(parse("", "f").expect("empty").is_empty());
+        assert!(parse("", "f", &"s").expect("empty").is_empty());
         assert_eq!(
-            parse(r#"[{"job_name": "j"}]"#, "f").expect("json is yaml"),
+            parse(r#"[{"job_name": "j"}]"#, "f", &"s").expect("json is yaml"),
             vec![json!({"job_name": "j"})]
         );
     }
@@ -122,7 +134,17 @@ mod tests {
             ("- static_configs: []", "no job_name"),
             ("- job_name: ''", "no job_name"),
         ] {
-            let err = parse(text, "spec.additionalScrapeConfigs").expect_err(text);
+            let err = parse(
+                text,
+                "spec.additionalScrapeConfigs",
+                &"key \"k\" of Secret ns/s",
+            )
+            .expect_err(text);
+            assert!(
+                err.message.starts_with("key \"k\" of Secret ns/s: "),
+                "{}",
+                err.message
+            );
             assert_eq!(err.field, "spec.additionalScrapeConfigs");
             assert!(err.message.contains(needle), "{text}: {}", err.message);
         }

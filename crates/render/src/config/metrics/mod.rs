@@ -21,11 +21,12 @@ pub mod scrape;
 pub mod service_monitor;
 pub mod validate;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::assets::AssetKey;
 use crate::config::common::{Secrets, non_empty};
 use crate::config::{AgentConfig, DATA_DIRECTORY, Rendered, ServerConfig};
 use crate::discover::{Hierarchy, MetricsInstanceNode};
@@ -51,7 +52,8 @@ pub struct MetricsSection {
 /// One `metrics.configs` entry: one MetricsInstance.
 #[derive(Serialize, Clone, Debug, Default, PartialEq)]
 pub struct InstanceConfig {
-    /// `<namespace>/<name>` of the MetricsInstance; integrations refer to it by this name.
+    /// `<namespace>/<name>` of the MetricsInstance (runtime alloy: an identifier,
+    /// [`crate::alloy::instance_name`]); integrations refer to it by this name.
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wal_truncate_frequency: Option<String>,
@@ -259,8 +261,12 @@ fn render_instance(
         let parsed = secrets
             .value(sel, field)
             // Optional and missing: no additional jobs (Q17).
-            .and_then(|text| additional::parse(text.as_deref().unwrap_or("[]"), field))
-            .and_then(|items| check_unique_job_names(&scrape_configs, items, field));
+            .and_then(|text| {
+                let source = AssetKey::secret(&instance_ref.namespace, sel);
+                additional::parse(text.as_deref().unwrap_or("[]"), field, &source).and_then(
+                    |items| check_unique_job_names(&scrape_configs, items, field, &source),
+                )
+            });
         match parsed {
             Ok(items) => scrape_configs.extend(items.into_iter().map(ScrapeConfigEntry::Verbatim)),
             // The instance renders without them. The message as is: a missing secret value
@@ -285,7 +291,7 @@ fn render_instance(
         }
     };
     Some(InstanceConfig {
-        name: instance_ref.key(),
+        name: crate::alloy::instance_name(h, &instance_ref),
         wal_truncate_frequency: wal_duration(
             &spec.wal_truncate_frequency,
             "spec.walTruncateFrequency",
@@ -308,17 +314,28 @@ fn check_unique_job_names(
     generated: &[ScrapeConfigEntry],
     items: Vec<Value>,
     field: &str,
+    source: &AssetKey,
 ) -> Result<Vec<Value>, crate::config::common::FieldError> {
-    let mut seen: BTreeSet<&str> = generated.iter().map(ScrapeConfigEntry::job_name).collect();
+    // Where each name was seen first: `None` for a generated job (its name is ours to print),
+    // `Some(i)` for item `i` of the Secret's value (its name is not: the value is a Secret's).
+    let mut seen: BTreeMap<&str, Option<usize>> =
+        generated.iter().map(|job| (job.job_name(), None)).collect();
     for (i, item) in items.iter().enumerate() {
         let name = additional::job_name(item);
-        if !seen.insert(name) {
+        if let Some(first) = seen.get(name) {
+            let message = match first {
+                None => format!(
+                    "{source}: item [{i}]: its job_name is {name:?}, the name of a scrape job the operator generates"
+                ),
+                Some(j) => format!("{source}: item [{i}] has the same job_name as item [{j}]"),
+            };
             return Err(crate::config::common::FieldError::because(
                 Reason::DuplicateName,
                 field,
-                format!("item [{i}]: the job name {name:?} is already used by another scrape job"),
+                message,
             ));
         }
+        seen.insert(name, Some(i));
     }
     Ok(items)
 }

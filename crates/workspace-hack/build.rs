@@ -1,0 +1,2 @@
+// Empty: its presence makes Cargo resolve this crate's [build-dependencies] (see Cargo.toml).
+fn main() {}
