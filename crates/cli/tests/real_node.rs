@@ -487,8 +487,21 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
         "deployment/node-exporter",
         "--timeout=180s",
     ]);
+    // The GrafanaAgent goes last, a moment after its children. The upstream operator learns
+    // which instances and monitors belong to an agent only while reconciling it (it registers
+    // their selectors then): a child whose watch event came before that is in the config only
+    // after some later, unrelated reconcile. Applied all at once, its config once lacked the
+    // ServiceMonitor for 80 s and the PodMonitor for the whole 180 s below. Ours takes any
+    // order; both operators get this one.
+    let hierarchy = hierarchy(runtime);
+    let (agent, children) = hierarchy
+        .split_once("\n---\n")
+        .filter(|(agent, _)| agent.contains("\nkind: GrafanaAgent\n"))
+        .expect("real_node/agent.yaml: the GrafanaAgent first, then its children");
+    env.kubectl_input(&["apply", "-f", "-"], Some(children));
+    std::thread::sleep(Duration::from_secs(3));
     let applied = Instant::now();
-    env.kubectl_input(&["apply", "-f", "-"], Some(&hierarchy(runtime)));
+    env.kubectl_input(&["apply", "-f", "-"], Some(agent));
     let first_sample = eventually(
         "a first sample in Prometheus",
         Duration::from_secs(300),
