@@ -77,37 +77,32 @@ echo "== cargo test"
 # binaries one after the other as `cargo test --workspace` does (whose runner stops at the first
 # failing binary; so does each lane). The real node's tests spend most of their time waiting on
 # pods, with the cores mostly idle: run in line with the rest they were 11 min of a 22 min warm
-# run while nothing else ran. Cargo holds no lock while tests run, so two can.
+# run while nothing else ran. Cargo holds no lock while tests run, so two can. Every command
+# selects with --workspace, so that all build with the one feature set of the whole workspace
+# (`-p` or `--exclude` would resolve others and build the dependency graph again).
 cargo test --workspace --locked --no-run
-node_tests=(real_node docs demo)
+node_tests=(real_node docs demo cluster)
 # Each lane's commands are joined by && since errexit does not apply inside `lane || ...`.
 node_lane() {
-  cargo test --locked -p agent-operator "${node_tests[@]/#/--test=}" &&
-    cargo test --locked -p testenv --test=cluster
+  cargo test --workspace --locked "${node_tests[@]/#/--test=}"
 }
-# The test targets of package $1 (as --test=NAME), but for those named after it: a new test
-# file runs without anyone listing it here.
-tests_of() {
+# Every test target of the workspace (as --test=NAME) but the node lane's: a new test file runs
+# without anyone listing it here.
+other_tests() {
   cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
-package, skip = sys.argv[1], set(sys.argv[2:])
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"] == package:
-        for t in p["targets"]:
-            if "test" in t["kind"] and t["name"] not in skip:
-                print("--test=" + t["name"])
-' "$@"
+skip = set(sys.argv[1:])
+names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
+for name in sorted(names - skip):
+    print("--test=" + name)
+' "${node_tests[@]}"
 }
 other_lane() {
-  local agent_operator_tests testenv_tests
-  agent_operator_tests=$(tests_of agent-operator "${node_tests[@]}") &&
-    testenv_tests=$(tests_of testenv cluster) &&
-    cargo test --workspace --locked --exclude agent-operator --exclude testenv &&
+  local tests
+  tests=$(other_tests) &&
     # shellcheck disable=SC2086 # one --test=NAME a word
-    cargo test --locked -p agent-operator --bins $agent_operator_tests &&
-    # shellcheck disable=SC2086
-    cargo test --locked -p testenv --lib $testenv_tests &&
-    cargo test --locked -p testenv --doc
+    cargo test --workspace --locked --lib --bins $tests &&
+    cargo test --workspace --locked --doc
 }
 node_log=target/test-node-lane.log
 start=$SECONDS
