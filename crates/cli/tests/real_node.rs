@@ -124,7 +124,7 @@ impl Env {
         timing("scripts/cluster start -> node Ready", start.elapsed());
         let dir = std::env::temp_dir().join(format!("real-node-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch dir");
-        std::fs::write(dir.join("prometheus.yml"), "global: {}\n").expect("prometheus.yml");
+        std::fs::write(dir.join("prometheus.yml"), PROMETHEUS_CONFIG).expect("prometheus.yml");
         // Beside the node: pods reach it at the node IP.
         let prometheus = cluster
             .in_netns("prometheus")
@@ -281,6 +281,13 @@ impl Env {
     }
 }
 
+/// The Prometheus beside the node takes samples out of order. Upstream's shards all scrape a
+/// Probe (Q2) and send the same series, each at its own scrape times; in order only, every
+/// remote-write request holding one of those samples would be refused whole (Prometheus rolls
+/// back the request on the first out-of-order sample), losing the other series in it, and which
+/// series never arrive would change from run to run.
+const PROMETHEUS_CONFIG: &str = "global: {}\nstorage:\n  tsdb:\n    out_of_order_time_window: 1h\n";
+
 /// One figure for `scripts/bench.sh real-node` (which collects these lines); never asserted.
 fn timing(what: &str, took: Duration) {
     eprintln!("[timing] {what}: {:.1} s", took.as_secs_f64());
@@ -359,6 +366,54 @@ const TARGET_MANIFESTS: &str = include_str!("real_node/targets.yaml");
 
 /// The GrafanaAgent hierarchy, shipping to the Prometheus and Loki beside the node.
 const AGENT_MANIFESTS: &str = include_str!("real_node/agent.yaml");
+
+/// What a failed wait for a delivery prints: the series Prometheus holds for `promql`, every
+/// `up` series, the agent pods, and the targets each pod scrapes (from its own API).
+fn delivery_state(env: &Env, promql: &str, found: &[BTreeMap<String, String>]) -> String {
+    let mut out = format!("{promql}: {found:#?}\n");
+    let up: Vec<String> = env
+        .query("up")
+        .iter()
+        .map(|sample| format!("{} = {}", sample["metric"], sample["value"][1]))
+        .collect();
+    out += &format!("every up series:\n  {}\n", up.join("\n  "));
+    out += &env
+        .try_kubectl(&["get", "pods", "-A", "-o", "wide"], None)
+        .unwrap_or_else(|e| e);
+    let agents = env.pod_ips("monitoring", "operator.agent.grafana.com/type=metrics");
+    for (pod, ip) in agents {
+        out += &format!("\n{pod} ({ip}) scrapes:");
+        let targets = env
+            .netns_curl(&format!("http://{ip}:8080/agent/api/v1/metrics/targets"))
+            .ok()
+            .and_then(|body| serde_json::from_str::<Value>(&body).ok());
+        for t in targets
+            .iter()
+            .flat_map(|t| t["data"].as_array().into_iter().flatten())
+        {
+            out += &format!(
+                "\n  {} {} {} {} {}",
+                t["target_group"],
+                t["labels"]["instance"],
+                t["state"],
+                t["last_scrape"],
+                t["last_error"]
+            );
+        }
+        let metrics = env
+            .netns_curl(&format!("http://{ip}:8080/metrics"))
+            .unwrap_or_default();
+        for line in metrics.lines().filter(|l| {
+            !l.starts_with('#')
+                && (l.contains("remote_storage_samples_")
+                    || l.contains("remote_storage_highest_timestamp")
+                    || l.contains("prometheus_sd_discovered_targets"))
+        }) {
+            out += &format!("\n  {line}");
+        }
+    }
+    out
+}
 
 /// Series of `promql` by their labels without `__replica__`: the two replicas of a shard send
 /// the same series.
@@ -513,15 +568,27 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
     );
     let mut series = BTreeMap::new();
     for (what, promql, count) in DELIVERIES {
-        let mut found = Vec::new();
-        eventually(what, Duration::from_secs(180), || {
-            found = env
+        let limit = Duration::from_secs(180);
+        let waited = Instant::now();
+        let found = loop {
+            let found = env
                 .query(promql)
                 .iter()
                 .map(|sample| serde_json::from_value(sample["metric"].clone()).expect("labels"))
                 .collect::<Vec<BTreeMap<String, String>>>();
-            without_replica(&found).len() >= count
-        });
+            if without_replica(&found).len() >= count {
+                break found;
+            }
+            if waited.elapsed() >= limit {
+                eprintln!("{}", delivery_state(env, promql, &found));
+                panic!("{what}: {count} series not after {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        };
+        eprintln!(
+            "GrafanaAgent applied -> {what}: {:.1} s",
+            applied.elapsed().as_secs_f64()
+        );
         series.insert(what, found);
     }
     let query = percent_encode(r#"{namespace="shop", source="e2e", level="warn"}"#);
@@ -972,7 +1039,11 @@ impl UpstreamOperator {
     /// The last lines of its log.
     fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
+        // The node controller logs every 2 s; it hides what happened to the agent.
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.contains("controller=node "))
+            .collect();
         lines[lines.len().saturating_sub(30)..].join("\n")
     }
 }
