@@ -420,7 +420,8 @@ impl Scenario {
 
 /// Issue 22, item 3: restarting the operator keeps every agent's entries in the status of the
 /// instances, PodLogs and Integrations it selects (during the first list every agent looks
-/// deleted; only a real deletion may remove entries), and writes each status at most once.
+/// deleted; only a real deletion may remove entries), and writes each status at most once, the
+/// agent's own included.
 async fn scenario_restarts_keep_status_entries(backend: Backend) {
     let mut s = Scenario::start(backend, "entries").await;
     // The agents are listed last, as with many agents or a slow list: the stores of the
@@ -449,8 +450,13 @@ async fn scenario_restarts_keep_status_entries(backend: Backend) {
             Vec::<String>::new(),
             "restart {restart}"
         );
-        for (kind, _) in SHARED_STATUS {
-            let resource = match *kind {
+        // The agent's own status too.
+        let kinds = SHARED_STATUS
+            .iter()
+            .map(|(kind, _)| *kind)
+            .chain(["grafanaagent"]);
+        for kind in kinds {
+            let resource = match kind {
                 "podlogs" => "podlogs/status".to_owned(),
                 kind => format!("{kind}s/status"),
             };
