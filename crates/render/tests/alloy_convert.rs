@@ -15,30 +15,15 @@ use std::process::Command;
 
 use api::Runtime;
 use render::alloy::TESTED_ALLOY_VERSION;
-use render::input_ref::{InputRef, Kind};
 use render::manifest::Loader;
-use render::plan::Plan;
-use render::store::InputStore;
 use serde_json::Value;
+use support::configs::WrittenConfig;
 
 /// The `--config.extra-args` of the pods.
 const EXTRA_ARGS: &str = render::workloads::pod_template::ALLOY_EXTRA_ARGS;
 
 fn alloy_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("ALLOY_BIN") {
-        return PathBuf::from(path);
-    }
-    let script = support::repo_root().join("scripts/build-alloy");
-    let output = Command::new(&script)
-        .env("GO_BUILD_QUIET", "1")
-        .output()
-        .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
-    assert!(
-        output.status.success(),
-        "scripts/build-alloy failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()).join("alloy")
+    support::configs::built_binary("ALLOY_BIN", "build-alloy", "alloy")
 }
 
 /// One diagnostic of the converter: severity and summary.
@@ -127,130 +112,18 @@ fn convert(alloy: &Path, path: &Path) -> Result<BTreeSet<Diagnostic>, String> {
     }
 }
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "agent-operator-alloy-{}-{name}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-/// Every case folder of every area under `testdata/`.
-fn all_cases() -> Vec<PathBuf> {
-    let root = support::repo_root().join("testdata");
-    let mut cases = Vec::new();
-    for area in std::fs::read_dir(&root).expect("testdata").flatten() {
-        for case in std::fs::read_dir(area.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            if case.path().join("input.yaml").exists() {
-                cases.push(case.path());
-            }
-        }
-    }
-    cases.sort();
-    cases
-}
-
-fn load(texts: &[(String, String)]) -> InputStore {
-    let mut loader = Loader::new();
-    for (source, text) in texts {
-        loader.add_source(source, text);
-    }
-    loader.finish().store
-}
-
-/// Writes each alloy config of `plans` (shard 0, expanded) into `dir`.
-fn config_files(
-    name: &str,
-    store: &InputStore,
-    plans: &[Plan],
-    dir: &Path,
-) -> Result<Vec<(PathBuf, Value)>, String> {
-    let mut files = Vec::new();
-    for plan in plans {
-        let agent = store
-            .agents()
-            .find(|a| InputRef::of(Kind::GrafanaAgent, a.as_ref()) == plan.agent)
-            .ok_or_else(|| format!("agent {} not in the input", plan.agent))?;
-        if agent.spec.runtime == Some(Runtime::Agent) {
-            continue;
-        }
-        let env = support::shard_zero_env(agent);
-        for config in &plan.configs {
-            let expanded = support::expand_reloader_env(config.text.as_str(), &env)
-                .map_err(|e| format!("{}: {e}", config.secret_name))?;
-            let parsed: Value = serde_saphyr::from_str(&expanded)
-                .map_err(|e| format!("{}: not YAML: {e}", config.secret_name))?;
-            let path = dir.join(format!(
-                "{}-{}-{}-{}.yml",
-                name.replace('/', "__"),
-                plan.agent.namespace,
-                plan.agent.name,
-                config.secret_name
-            ));
-            std::fs::write(&path, expanded).map_err(|e| e.to_string())?;
-            files.push((path, parsed));
-        }
-    }
-    Ok(files)
-}
-
-/// Every config rendered for runtime alloy from the golden inputs and the examples.
-fn every_alloy_config(dir: &Path) -> Vec<(String, PathBuf, Value)> {
-    let mut out = Vec::new();
-    for case in all_cases() {
-        let name = case
-            .strip_prefix(support::repo_root().join("testdata"))
-            .unwrap_or(&case)
-            .display()
-            .to_string();
-        let text = std::fs::read_to_string(case.join("input.yaml")).expect("input");
-        let store = load(&[("input.yaml".to_owned(), text)]);
-        let rendered = support::render_case_as(&case, Some(Runtime::Alloy));
-        let files = config_files(&name, &store, &rendered.plans, dir)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        out.extend(files.into_iter().map(|(p, v)| (name.clone(), p, v)));
-    }
-    let examples = support::repo_root().join("examples");
-    let mut texts = Vec::new();
-    for entry in std::fs::read_dir(&examples).expect("examples").flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "yaml") {
-            texts.push((
-                path.display().to_string(),
-                std::fs::read_to_string(&path).expect("example"),
-            ));
-        }
-    }
-    texts.sort();
-    let store = load(&texts);
-    let opts = render::PlanOptions {
-        runtime: Runtime::Alloy,
-        ..Default::default()
-    };
-    let plans = render::output::plan_all(&store, &opts, None);
-    let files = config_files("examples", &store, &plans, dir).expect("examples");
-    out.extend(
-        files
-            .into_iter()
-            .map(|(p, v)| ("examples".to_owned(), p, v)),
-    );
-    out
-}
-
 #[test]
 fn every_config_rendered_for_alloy_converts_with_only_predicted_diagnostics() {
     let alloy = alloy_binary();
-    let dir = scratch_dir("cases");
-    let configs = every_alloy_config(&dir);
+    let dir = support::configs::scratch_dir("alloy", "cases");
+    let configs = support::configs::every_config(Runtime::Alloy, &dir);
     assert!(configs.len() > 100, "only {} configs", configs.len());
     let mut failures = Vec::new();
     let mut converted = 0;
-    for (case, path, parsed) in &configs {
+    for WrittenConfig {
+        case, path, parsed, ..
+    } in &configs
+    {
         match convert(&alloy, path) {
             Ok(diagnostics) => {
                 let expected = predicted(parsed);
@@ -295,27 +168,32 @@ fn every_config_rendered_for_alloy_converts_with_only_predicted_diagnostics() {
 #[test]
 fn alloy_refuses_the_agent_rendering_of_names_and_integrations() {
     let alloy = alloy_binary();
-    let dir = scratch_dir("agent");
+    let dir = support::configs::scratch_dir("alloy", "agent");
     let case = support::repo_root().join("testdata/workloads/alloy-every-subsystem");
     let text = std::fs::read_to_string(case.join("input.yaml")).expect("input");
-    let store = load(&[("input.yaml".to_owned(), text)]);
+    let mut loader = Loader::new();
+    loader.add_source("input.yaml", &text);
+    let store = loader.finish().store;
     let as_agent = support::render_case_as(&case, Some(Runtime::Agent));
-    let files = config_files("agent", &store, &as_agent.plans, &dir).expect("configs");
+    let files =
+        support::configs::config_files("agent", &store, &as_agent.plans, Runtime::Agent, &dir)
+            .expect("configs");
     let logs = files
         .iter()
-        .find(|(p, _)| p.display().to_string().ends_with("-logs-config.yml"))
+        .find(|c| c.path.display().to_string().ends_with("-logs-config.yml"))
         .expect("a logs config");
-    let err = convert(&alloy, &logs.0).expect_err("logs_monitoring/primary is no identifier");
+    let err = convert(&alloy, &logs.path).expect_err("logs_monitoring/primary is no identifier");
     assert!(err.contains("Critical"), "{err}");
     let integrations = files
         .iter()
-        .find(|(p, _)| {
-            p.display()
+        .find(|c| {
+            c.path
+                .display()
                 .to_string()
                 .ends_with("-integrations-deploy-config.yml")
         })
         .expect("an integrations config");
-    let err = convert(&alloy, &integrations.0).expect_err("no metrics_instance");
+    let err = convert(&alloy, &integrations.path).expect_err("no metrics_instance");
     assert!(err.contains("undefined metrics config"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

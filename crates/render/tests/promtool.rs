@@ -105,15 +105,6 @@ fn promtool_check(files: &[PathBuf]) -> Result<(), String> {
     }
 }
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "agent-operator-promtool-{}-{name}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
 /// Writes the Prometheus configs of every metrics section `case` renders into `dir`.
 /// Returns the files, or why they could not be made.
 fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -152,24 +143,6 @@ fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// Every case folder of every area under `testdata/`.
-fn all_cases() -> Vec<PathBuf> {
-    let root = support::repo_root().join("testdata");
-    let mut cases = Vec::new();
-    for area in std::fs::read_dir(&root).expect("testdata").flatten() {
-        if !area.path().is_dir() {
-            continue;
-        }
-        for case in std::fs::read_dir(area.path()).expect("area").flatten() {
-            if case.path().join("input.yaml").exists() {
-                cases.push(case.path());
-            }
-        }
-    }
-    cases.sort();
-    cases
-}
-
 #[test]
 fn promtool_is_installed() {
     let output = Command::new("promtool").arg("--version").output();
@@ -181,14 +154,14 @@ fn promtool_is_installed() {
 
 #[test]
 fn every_generated_metrics_config_passes_promtool() {
-    let cases = all_cases();
+    let cases = support::configs::all_cases();
     assert!(
         cases
             .iter()
             .any(|c| c.starts_with(support::repo_root().join("testdata/metrics"))),
         "no metrics cases found"
     );
-    let dir = scratch_dir("cases");
+    let dir = support::configs::scratch_dir("promtool", "cases");
     let mut checked = 0;
     let mut failures = Vec::new();
     for case in &cases {
@@ -224,7 +197,7 @@ fn every_generated_metrics_config_passes_promtool() {
 #[test]
 fn promtool_rejects_a_broken_config() {
     // The check must be able to fail: an invalid regex in a relabel rule.
-    let dir = scratch_dir("broken");
+    let dir = support::configs::scratch_dir("promtool", "broken");
     let metrics = json!({
         "global": {"external_labels": {"cluster": "a/b"}},
         "configs": [{
