@@ -384,6 +384,18 @@ spec:
     patch_agent(&cluster, r#"{"spec":{"paused":false}}"#);
     cluster.converge("unpaused");
 
+    // The examples' Integrations ship their metrics through the MetricsInstance (autoscrape):
+    // without it the agent would refuse their config, so they would be rejected (and their
+    // running workloads kept). They go first.
+    cluster.kubectl(&["delete", "integrations", "--all", "-A"]);
+    cluster.converge("no Integration");
+    assert!(
+        !cluster
+            .managed()
+            .keys()
+            .any(|(_, _, name)| name.starts_with("agent-integrations"))
+    );
+
     // Removing every MetricsInstance removes the metrics objects.
     cluster.kubectl(&["delete", "metricsinstances", "--all", "-n", "monitoring"]);
     cluster.converge("no MetricsInstance");

@@ -24,7 +24,7 @@
 //! One cache serves one GrafanaAgent: keep one per agent.
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -39,6 +39,7 @@ use crate::config::metrics::{
 use crate::config::{AgentConfig, ServerConfig};
 use crate::config_text::{ConfigText, RenderedPart};
 use crate::discover::Hierarchy;
+use crate::discover::MetricsInstanceNode;
 use crate::gzip::{GrowingGzip, GzipCache};
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
@@ -199,6 +200,34 @@ enum OneOff {
     TooLarge(Overflow),
 }
 
+/// The node `config` was rendered for.
+fn node_of<'h>(h: &'h Hierarchy, config: &InstanceConfig) -> Option<&'h MetricsInstanceNode> {
+    h.metrics
+        .iter()
+        .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
+}
+
+/// For each of `configs`, the monitors that an earlier instance the agent runs together with it
+/// already has ([`metrics::shared`]): their jobs are the same, and written once.
+fn taken_earlier(h: &Hierarchy, configs: &[InstanceConfig]) -> Vec<BTreeSet<InputRef>> {
+    let mut taken = vec![BTreeSet::new(); configs.len()];
+    for group in metrics::shared::groups(configs.iter()) {
+        let mut seen = BTreeSet::new();
+        for i in group {
+            let Some(node) = node_of(h, &configs[i]) else {
+                continue;
+            };
+            for monitor in node.monitors() {
+                let object = monitor.object();
+                if !seen.insert(object.clone()) {
+                    taken[i].insert(object);
+                }
+            }
+        }
+    }
+    taken
+}
+
 /// Monitors rendered at once (on every core) between two looks at the compressed size:
 /// about 4 MB of text, a few gzip segments.
 const BATCH_MONITORS: usize = 1024;
@@ -243,15 +272,15 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
     // Every instance with monitors gets a slot; one whose monitors give no job loses its
     // `scrape_configs` key again below.
     let mut slots: Vec<Vec<Monitor<'_>>> = Vec::new();
-    for config in &mut section.configs {
-        let Some(node) = h
-            .metrics
-            .iter()
-            .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
-        else {
+    let taken = taken_earlier(h, &section.configs);
+    for (config, taken) in section.configs.iter_mut().zip(&taken) {
+        let Some(node) = node_of(h, config) else {
             continue;
         };
-        let monitors: Vec<Monitor<'_>> = node.monitors().collect();
+        let monitors: Vec<Monitor<'_>> = node
+            .monitors()
+            .filter(|m| !taken.contains(&m.object()))
+            .collect();
         if monitors.is_empty() {
             continue;
         }
@@ -425,16 +454,13 @@ impl MetricsConfigCache {
         let mut owners: Vec<InputRef> = Vec::new();
         let mut misses: Vec<Miss<'_>> = Vec::new();
         let mut instance_slots = Vec::new();
-        for config in &section.configs {
-            let Some(node) = h
-                .metrics
-                .iter()
-                .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
-            else {
+        let taken = taken_earlier(h, &section.configs);
+        for (config, taken) in section.configs.iter().zip(&taken) {
+            let Some(node) = node_of(h, config) else {
                 instance_slots.push(None);
                 continue;
             };
-            let monitors = node.monitors();
+            let monitors = node.monitors().filter(|m| !taken.contains(&m.object()));
             let mut parts = Vec::new();
             for monitor in monitors {
                 let (object, version) = monitor.identity()?;
@@ -1019,6 +1045,37 @@ spec:
             rendered.text
         );
         assert_same(&rendered, &full(&h));
+    }
+
+    /// Two instances that differ only in name select the same monitors: the agent runs them
+    /// as one and would refuse the same job twice, so the second (by name) has none of them,
+    /// in the cached and one-off renders as in the full one. A third instance with its own
+    /// remote_write keeps them.
+    #[test]
+    fn instances_the_agent_runs_as_one_have_each_monitor_once() {
+        let primary = BASE
+            .split("---")
+            .find(|doc| doc.contains("kind: MetricsInstance"))
+            .expect("the instance");
+        let twin = primary.replace("name: primary", "name: twin");
+        let other = primary
+            .replace("name: primary", "name: other")
+            .replace("mimir.example.com", "elsewhere.example.com");
+        let h = hierarchy(&format!("{}---{twin}---{other}", monitors()));
+        let expected = full(&h);
+        let text = expected.text.as_str();
+        assert_eq!(
+            text.matches("job_name: serviceMonitor/b/three/1").count(),
+            2,
+            "{text}"
+        );
+        let twin_at = text.find("name: monitoring/twin").expect("twin");
+        assert!(!text[twin_at..].contains("job_name:"), "{text}");
+        let mut cache = MetricsConfigCache::new();
+        let (first, _) = cached(&mut cache, &h);
+        assert_same(&first, &expected);
+        let once = render_metrics_text(&h).expect("yaml").expect("config");
+        assert_same(&once, &expected);
     }
 
     #[test]

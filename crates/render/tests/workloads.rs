@@ -1068,11 +1068,17 @@ spec:
     };
     let yaml = [
         AGENT.to_owned(),
-        integration("a-good", "node_exporter", false, "{x: 1}", "/good"),
+        integration(
+            "a-good",
+            "node_exporter",
+            false,
+            "{procfs_path: /proc}",
+            "/good",
+        ),
         integration("b-bad-name", "node-exporter", false, "{}", "/shared"),
         integration("c-bad-config", "redis", false, "[1, 2]", "/c"),
         // Would collide with b's mount path if b had been taken into the workload.
-        integration("d-later", "redis", false, "{z: 2}", "/shared"),
+        integration("d-later", "redis", false, "{redis_addr: r}", "/shared"),
         // The only DaemonSet Integration, rejected.
         integration("e-all-nodes", "Node_Exporter", true, "{}", "/e"),
         r#"
@@ -1121,7 +1127,7 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
         config
             .text
             .as_str()
-            .contains("  node_exporter_configs:\n  - x: 1\n  redis_configs:\n  - z: 2\n"),
+            .contains("  node_exporter_configs:\n  - procfs_path: /proc\n  redis_configs:\n  - redis_addr: r\n"),
         "{}",
         config.text
     );

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::common::FieldError;
+use crate::config::integration_settings;
 use crate::config::metrics::SectionOptions;
 use crate::config::{AgentConfig, Rendered, ServerConfig, logs, metrics};
 use crate::discover::Hierarchy;
@@ -154,7 +155,8 @@ pub fn check(integration: &Integration) -> Result<(), FieldError> {
     let spec = &integration.spec;
     check_name(&spec.name)?;
     match &spec.config {
-        Value::Null | Value::Object(_) => Ok(()),
+        Value::Null => Ok(()),
+        Value::Object(config) => check_settings(&spec.name, config),
         other => Err(FieldError::new(
             "spec.config",
             format!(
@@ -270,6 +272,100 @@ pub fn check_name(name: &str) -> Result<(), FieldError> {
     ))
 }
 
+/// The agent reads each integration's config strictly (`yaml.UnmarshalStrict`): a key that is
+/// not one of its settings makes it refuse the whole integrations config ("field relay_address
+/// not found"), stopping every integration of the agent. Only this Integration is rejected.
+fn check_settings(name: &str, config: &serde_json::Map<String, Value>) -> Result<(), FieldError> {
+    let Some((_, open, known)) = integration_settings::SETTINGS
+        .iter()
+        .find(|(integration, _, _)| *integration == name)
+    else {
+        return Ok(());
+    };
+    if *open {
+        return Ok(());
+    }
+    let mut unknown: Vec<&str> = config
+        .keys()
+        .map(String::as_str)
+        .filter(|key| !known.contains(key))
+        .collect();
+    unknown.sort_unstable();
+    let Some(first) = unknown.first() else {
+        return Ok(());
+    };
+    let hints: Vec<String> = unknown
+        .iter()
+        .filter_map(|key| {
+            let near = known
+                .iter()
+                .find(|k| k.starts_with(key) || key.starts_with(*k))?;
+            Some(format!("`{near}` for `{key}`"))
+        })
+        .collect();
+    let hint = if hints.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", hints.join(", "))
+    };
+    let quoted: Vec<String> = unknown.iter().map(|k| format!("{k:?}")).collect();
+    Err(FieldError::new(
+        format!("spec.config.{first}"),
+        format!(
+            "{} of the {name} integration{hint}: the agent would refuse the whole integrations config, stopping every integration of this agent; its settings are {}",
+            if unknown.len() == 1 {
+                format!("{} is not a setting", quoted[0])
+            } else {
+                format!("{} are not settings", quoted.join(", "))
+            },
+            known.join(", ")
+        ),
+    ))
+}
+
+/// An Integration that turns autoscrape on ships its metrics through the metrics instance it
+/// names (`autoscrape.metrics_instance`, `default` when unset). The agent looks that instance
+/// up when it starts and refuses the whole config when this agent has none of that name
+/// ("configuring autoscraper failed: instance default does not exist"); the operator names its
+/// instances `<namespace>/<name>`, so one must be named.
+pub fn check_autoscrape(h: &Hierarchy, integration: &Integration) -> Result<(), FieldError> {
+    let Some(autoscrape) = integration.spec.config.get("autoscrape") else {
+        return Ok(());
+    };
+    if autoscrape.get("enable") != Some(&Value::Bool(true)) {
+        return Ok(());
+    }
+    let instances: Vec<String> = h
+        .metrics
+        .iter()
+        .map(|node| {
+            let r = node.instance_ref();
+            format!("{}/{}", r.namespace, r.name)
+        })
+        .collect();
+    let named = autoscrape.get("metrics_instance").and_then(Value::as_str);
+    if named.is_some_and(|n| instances.iter().any(|i| i == n)) {
+        return Ok(());
+    }
+    let which = match named {
+        Some(n) => format!("names {n:?}, which is not a MetricsInstance of this agent"),
+        None => {
+            "names no metrics_instance (the agent then looks for one called \"default\")".to_owned()
+        }
+    };
+    let choices = if instances.is_empty() {
+        "this agent selects none: select one with spec.metrics.instanceSelector, or turn autoscrape off".to_owned()
+    } else {
+        format!("name one of {}", instances.join(", "))
+    };
+    Err(FieldError::new(
+        "spec.config.autoscrape.metrics_instance",
+        format!(
+            "autoscrape is on and {which}; the agent would refuse the whole integrations config over it: {choices}"
+        ),
+    ))
+}
+
 fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -337,7 +433,7 @@ mod tests {
 
     #[test]
     fn configs_are_verbatim_and_missing_ones_are_empty_maps() {
-        let config = json!({"b": null, "a": {}, "list": [], "n": 1, "f": 0.5});
+        let config = json!({"redis_user": null, "autoscrape": {}, "check_keys": [], "count_keys": 1, "script_path": 0.5});
         let (key, out) = entry(&integration("redis", config.clone())).expect("valid");
         assert_eq!(key, "redis_configs");
         assert_eq!(out, config);
@@ -347,25 +443,75 @@ mod tests {
 
     #[test]
     fn config_keys_come_out_sorted_at_every_level_whatever_the_input_order() {
-        let written = json!({"z": {"y": 1, "b": [{"k2": 0, "k1": 0}]}, "a": true});
+        let written =
+            json!({"redis_user": {"y": 1, "b": [{"k2": 0, "k1": 0}]}, "check_keys": true});
         let (_, out) = entry(&integration("redis", written)).expect("valid");
         let keys =
             |v: &Value| -> Vec<String> { v.as_object().expect("map").keys().cloned().collect() };
-        assert_eq!(keys(&out), ["a", "z"]);
-        assert_eq!(keys(&out["z"]), ["b", "y"]);
-        assert_eq!(keys(&out["z"]["b"][0]), ["k1", "k2"]);
+        assert_eq!(keys(&out), ["check_keys", "redis_user"]);
+        assert_eq!(keys(&out["redis_user"]), ["b", "y"]);
+        assert_eq!(keys(&out["redis_user"]["b"][0]), ["k1", "k2"]);
+    }
+
+    #[test]
+    fn a_setting_the_agent_does_not_know_rejects_that_integration_only() {
+        let statsd = integration(
+            "statsd",
+            json!({"listen_udp": ":9125", "relay_address": null, "ttl_ratio": 0.75}),
+        );
+        let mysql = integration("mysql", json!({"data_source_names": "root@(db:3306)/"}));
+        let good = integration("mysql", json!({"data_source_name": "root@(db:3306)/"}));
+        let mut rejections = Vec::new();
+        let out = section(&[&statsd, &mysql, &good], &mut rejections);
+        assert_eq!(
+            out.configs,
+            BTreeMap::from([(
+                "mysql_configs".to_string(),
+                vec![json!({"data_source_name": "root@(db:3306)/"})]
+            )])
+        );
+        let messages: Vec<String> = rejections.iter().map(|r| r.to_string()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[0].contains(
+                r#"spec.config.relay_address: "relay_address", "ttl_ratio" are not settings of the statsd integration"#
+            ),
+            "{messages:?}"
+        );
+        assert!(
+            messages[0].contains("relay_addr, relay_packet_length"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains(
+                r#"spec.config.data_source_names: "data_source_names" is not a setting of the mysql integration (did you mean `data_source_name` for `data_source_names`?)"#
+            ),
+            "{messages:?}"
+        );
+        // Every integration the agent knows has its settings listed, and each lists
+        // `instance` (the agent's own key for every integration).
+        for (name, _) in KNOWN_INTEGRATIONS {
+            let (_, _, settings) = integration_settings::SETTINGS
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .unwrap_or_else(|| panic!("no settings for {name}"));
+            assert!(settings.contains(&"instance"), "{name}: {settings:?}");
+        }
     }
 
     #[test]
     fn a_config_that_is_not_a_map_is_rejected_and_the_others_render() {
-        let good = integration("node_exporter", json!({"x": 1}));
+        let good = integration("node_exporter", json!({"procfs_path": 1}));
         let list = integration("node_exporter", json!([1, 2]));
         let text = integration("redis", json!("redis_addr: x"));
         let mut rejections = Vec::new();
         let out = section(&[&list, &good, &text], &mut rejections);
         assert_eq!(
             out.configs,
-            BTreeMap::from([("node_exporter_configs".to_string(), vec![json!({"x": 1})])])
+            BTreeMap::from([(
+                "node_exporter_configs".to_string(),
+                vec![json!({"procfs_path": 1})]
+            )])
         );
         let messages: Vec<String> = rejections.iter().map(|r| r.to_string()).collect();
         assert_eq!(messages.len(), 2, "{messages:?}");

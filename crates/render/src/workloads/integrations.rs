@@ -230,6 +230,12 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             ));
             continue;
         }
+        if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Agent
+            && let Err(e) = config::integrations::check_autoscrape(h, i)
+        {
+            subset.rejections.push(Rejection::of_field(me, e));
+            continue;
+        }
         // Runtime alloy: what Alloy refuses is left out of both the config and the pods.
         if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy {
             if let Ok((_, config)) = config::integrations::entry(i)

@@ -376,9 +376,24 @@ fn check(s: &PipelineStageSpec, field: &str) -> Result<(), FieldError> {
         regex(Some(&m.first_line), "multiline.firstLine")?;
         duration(&m.max_wait_time, "multiline.maxWaitTime")?;
     }
+    if let Some(l) = &s.limit
+        && (l.rate.unwrap_or(0) <= 0 || l.burst.unwrap_or(0) <= 0)
+    {
+        return Err(FieldError::new(
+            format!("{field}.limit"),
+            "a limit stage needs rate and burst, both above 0; the agent refuses the whole config otherwise: \"limit stage failed to parse rate or burst\"",
+        ));
+    }
     if let Some(d) = &s.drop {
         regex(d.expression.as_deref(), "drop.expression")?;
         duration(&d.older_than, "drop.olderThan")?;
+        if non_empty(&d.value).is_some() && non_empty(&d.expression).is_some() {
+            return Err(FieldError::because(
+                Reason::ConflictingSettings,
+                format!("{field}.drop.value"),
+                "sets both value and expression; the agent refuses the whole config over it: \"`value` and `expression` cannot both be defined at the same time\"",
+            ));
+        }
     }
     for (name, m) in s.metrics.iter().flatten() {
         duration(
@@ -453,6 +468,7 @@ fn metrics(
     metrics
         .iter()
         .map(|(name, m)| {
+            let type_ = metric_type(m, &format!("{field}.{name}"))?;
             check_counter(m, &format!("{field}.{name}"))?;
             let buckets = m
                 .buckets
@@ -461,7 +477,7 @@ fn metrics(
                 .map(|(i, b)| bucket(b, &format!("{field}.{name}.buckets[{i}]")))
                 .collect::<Result<_, _>>()?;
             let stage = MetricStage {
-                type_: metric_type(&m.type_),
+                type_,
                 description: non_empty(&m.description),
                 prefix: non_empty(&m.prefix),
                 source: non_empty(&m.source),
@@ -513,15 +529,35 @@ fn check_counter(m: &MetricsStageSpec, field: &str) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// `counter`, `GAUGE`, ... → promtail's spelling; anything else passes through (promtail
-/// reports it).
-fn metric_type(t: &str) -> String {
-    match t.to_ascii_lowercase().as_str() {
-        "counter" => "Counter".to_owned(),
-        "gauge" => "Gauge".to_owned(),
-        "histogram" => "Histogram".to_owned(),
-        _ => t.to_owned(),
+/// `counter`, `GAUGE`, ... → promtail's spelling. Promtail refuses any other type, and a
+/// counter or gauge action it does not know, and the agent then refuses the whole logs config.
+fn metric_type(m: &MetricsStageSpec, field: &str) -> Result<String, FieldError> {
+    let (spelled, actions): (&str, &[&str]) = match m.type_.to_ascii_lowercase().as_str() {
+        "counter" => ("Counter", &["inc", "add"]),
+        "gauge" => ("Gauge", &["set", "inc", "dec", "add", "sub"]),
+        "histogram" => ("Histogram", &[]),
+        _ => {
+            return Err(FieldError::new(
+                format!("{field}.type"),
+                format!(
+                    "{:?} is not a metric type promtail knows: write counter, gauge or histogram (the agent would refuse the whole logs config)",
+                    m.type_
+                ),
+            ));
+        }
+    };
+    if !actions.is_empty() && !actions.contains(&m.action.to_ascii_lowercase().as_str()) {
+        return Err(FieldError::new(
+            format!("{field}.action"),
+            format!(
+                "a {} needs action {}, not {:?} (promtail refuses it otherwise)",
+                m.type_.to_ascii_lowercase(),
+                actions.join(", "),
+                m.action
+            ),
+        ));
     }
+    Ok(spelled.to_owned())
 }
 
 /// A histogram bucket written as a string: it must be a JSON number. Whole numbers come out
@@ -799,20 +835,81 @@ mod tests {
     }
 
     #[test]
-    fn limit_always_writes_drop() {
+    fn a_drop_stage_with_value_and_expression_is_rejected() {
         let s = PipelineStageSpec {
-            limit: Some(LimitStageSpec::default()),
+            drop: Some(DropStageSpec {
+                source: Some("level".into()),
+                expression: Some("debug".into()),
+                value: Some("x".into()),
+                ..Default::default()
+            }),
             ..Default::default()
         };
-        assert_eq!(render(s), yaml("limit: {drop: false}"));
+        let e = stage(&s, "spec.pipelineStages[2]", 0).expect_err("both");
+        assert_eq!(e.field, "spec.pipelineStages[2].drop.value");
+        assert!(
+            e.message.contains("cannot both be defined"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
-    fn metric_types_are_capitalised_and_unknown_types_pass_through() {
-        assert_eq!(metric_type("COUNTER"), "Counter");
-        assert_eq!(metric_type("gauge"), "Gauge");
-        assert_eq!(metric_type("Histogram"), "Histogram");
-        assert_eq!(metric_type("summary"), "summary");
+    fn limit_needs_rate_and_burst_and_always_writes_drop() {
+        let limit = |rate, burst| PipelineStageSpec {
+            limit: Some(LimitStageSpec {
+                rate,
+                burst,
+                drop: None,
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            render(limit(Some(5), Some(10))),
+            yaml("limit: {rate: 5, burst: 10, drop: false}")
+        );
+        for (rate, burst) in [
+            (None, None),
+            (Some(5), None),
+            (Some(5), Some(0)),
+            (Some(-1), Some(10)),
+        ] {
+            let e = stage(&limit(rate, burst), "spec.pipelineStages[3]", 0).expect_err("refused");
+            assert_eq!(
+                e.field, "spec.pipelineStages[3].limit",
+                "{rate:?} {burst:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn metric_types_are_capitalised_and_what_promtail_refuses_is_rejected() {
+        let spec = |type_: &str, action: &str| MetricsStageSpec {
+            type_: type_.into(),
+            action: action.into(),
+            ..Default::default()
+        };
+        let f = "spec.pipelineStages[0].metrics.m";
+        assert_eq!(
+            metric_type(&spec("COUNTER", "Inc"), f).expect("ok"),
+            "Counter"
+        );
+        assert_eq!(metric_type(&spec("gauge", "sub"), f).expect("ok"), "Gauge");
+        assert_eq!(
+            metric_type(&spec("Histogram", ""), f).expect("ok"),
+            "Histogram"
+        );
+        let e = metric_type(&spec("summary", "observe"), f).expect_err("no summaries");
+        assert_eq!(e.field, format!("{f}.type"));
+        assert!(
+            e.message.contains("write counter, gauge or histogram"),
+            "{}",
+            e.message
+        );
+        for (type_, action) in [("counter", "set"), ("counter", ""), ("gauge", "observe")] {
+            let e = metric_type(&spec(type_, action), f).expect_err(action);
+            assert_eq!(e.field, format!("{f}.action"), "{type_} {action}");
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod probe;
 pub mod remote_write;
 pub mod scrape;
 pub mod service_monitor;
+pub mod shared;
 pub mod validate;
 
 use std::collections::BTreeMap;
@@ -145,22 +146,25 @@ pub fn section(
     let ctx = options
         .include_monitors
         .then(|| ScrapeContext::new(&h.agent, &h.assets, rejections));
+    let mut instances: Vec<(&MetricsInstanceNode, InstanceConfig)> = h
+        .metrics
+        .iter()
+        .filter_map(|node| {
+            let config = render_instance(
+                h,
+                node,
+                ctx.as_ref(),
+                options.include_additional_scrape_configs,
+                rejections,
+            )?;
+            Some((node, config))
+        })
+        .collect();
+    shared::drop_shared_duplicates(&mut instances, rejections);
     MetricsSection {
         wal_directory: DATA_DIRECTORY.to_owned(),
         global,
-        configs: h
-            .metrics
-            .iter()
-            .filter_map(|node| {
-                render_instance(
-                    h,
-                    node,
-                    ctx.as_ref(),
-                    options.include_additional_scrape_configs,
-                    rejections,
-                )
-            })
-            .collect(),
+        configs: instances.into_iter().map(|(_, config)| config).collect(),
     }
 }
 
