@@ -47,10 +47,13 @@ start=$SECONDS
 GO_BUILD_QUIET=1 scripts/build-alloy > /dev/null
 echo "alloy ready in $((SECONDS - start))s"
 # The upstream Grafana Agent Operator, for the live differential test
-# (crates/cli/tests/upstream.rs): built once from its Go module and cached.
+# (crates/cli/tests/upstream.rs), and the agent itself, which crates/render/tests/agent_loads.rs
+# starts on every rendered config; with the agent's table of integration settings
+# (scripts/integration-settings, checked by the same test): built once from the module, cached.
 echo "== grafana-agent and the upstream grafana-agent-operator (v0.44.8)"
 start=$SECONDS
 GO_BUILD_QUIET=1 scripts/build-grafana-agent
+GO_BUILD_QUIET=1 scripts/integration-settings --print > /dev/null
 echo "grafana-agent binaries ready in $((SECONDS - start))s"
 # A YAML 1.1 reader (PyYAML), as the agent's yaml.v2 reads: crates/render/tests/yaml_1_1_readback.rs.
 if ! python3 -c 'import yaml' 2> /dev/null; then
