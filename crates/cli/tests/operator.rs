@@ -105,6 +105,39 @@ async fn scenario_follows_every_change(backend: Backend) {
     let status = agent_status(&cluster);
     assert_eq!(status["serviceMonitors"], 1, "{status}");
     assert_eq!(status["shards"], 2, "{status}");
+    // Issue 22, item 9: `kubectl get` shows each object's state, not NAME and AGE only. The
+    // API server evaluates the printer columns' filters (testkube reads plain paths only).
+    if backend == Backend::ControlPlane {
+        let rows = |args: &[&str]| -> Vec<Vec<String>> {
+            cluster
+                .kubectl(args)
+                .lines()
+                .map(|l| l.split_whitespace().map(str::to_owned).collect())
+                .collect()
+        };
+        let agents = rows(&["get", "grafanaagent", "-n", "monitoring"]);
+        assert_eq!(
+            agents[0][..5],
+            ["NAME", "RECONCILED", "AVAILABLE", "SHARDS", "REPLICAS"],
+            "{agents:?}"
+        );
+        assert_eq!(
+            [&agents[1][0], &agents[1][1], &agents[1][3]],
+            ["agent", "True", "2"],
+            "{agents:?}"
+        );
+        let instances = rows(&["get", "metricsinstances", "-n", "monitoring"]);
+        assert_eq!(
+            instances[0][..4],
+            ["NAME", "AGENTS", "RECONCILED", "AVAILABLE"],
+            "{instances:?}"
+        );
+        assert_eq!(
+            instances[1][..3],
+            ["primary", "monitoring/agent", "True"],
+            "{instances:?}"
+        );
+    }
     eventually(
         "the example PodLogs has the agent's entry",
         Duration::from_secs(60),
