@@ -200,24 +200,33 @@ enum OneOff {
     TooLarge(Overflow),
 }
 
-/// The node `config` was rendered for.
-fn node_of<'h>(h: &'h Hierarchy, config: &InstanceConfig) -> Option<&'h MetricsInstanceNode> {
-    h.metrics
+/// The node each of `configs` was rendered for.
+fn nodes_of<'h>(
+    h: &'h Hierarchy,
+    configs: &[InstanceConfig],
+) -> Vec<Option<&'h MetricsInstanceNode>> {
+    configs
         .iter()
-        .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
+        .map(|config| {
+            h.metrics
+                .iter()
+                .find(|n| crate::alloy::instance_name(h, &n.instance_ref()) == config.name)
+        })
+        .collect()
 }
 
-/// For each of `configs`, the monitors that an earlier instance the agent runs together with it
-/// already has ([`metrics::shared`]): their jobs are the same, and written once.
-fn taken_earlier(h: &Hierarchy, configs: &[InstanceConfig]) -> Vec<BTreeSet<InputRef>> {
+/// For each of `configs` (whose nodes are `nodes`), the monitors that an earlier instance the
+/// agent runs together with it already has ([`metrics::shared`]): their jobs are the same, and
+/// written once.
+fn taken_earlier(
+    configs: &[InstanceConfig],
+    nodes: &[Option<&MetricsInstanceNode>],
+) -> Vec<BTreeSet<InputRef>> {
     let mut taken = vec![BTreeSet::new(); configs.len()];
     for group in metrics::shared::groups(configs.iter()) {
         let mut seen = BTreeSet::new();
         for i in group {
-            let Some(node) = node_of(h, &configs[i]) else {
-                continue;
-            };
-            for monitor in node.monitors() {
+            for monitor in nodes[i].into_iter().flat_map(|node| node.monitors()) {
                 let object = monitor.object();
                 if !seen.insert(object.clone()) {
                     taken[i].insert(object);
@@ -272,9 +281,10 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
     // Every instance with monitors gets a slot; one whose monitors give no job loses its
     // `scrape_configs` key again below.
     let mut slots: Vec<Vec<Monitor<'_>>> = Vec::new();
-    let taken = taken_earlier(h, &section.configs);
-    for (config, taken) in section.configs.iter_mut().zip(&taken) {
-        let Some(node) = node_of(h, config) else {
+    let nodes = nodes_of(h, &section.configs);
+    let taken = taken_earlier(&section.configs, &nodes);
+    for ((config, node), taken) in section.configs.iter_mut().zip(nodes).zip(&taken) {
+        let Some(node) = node else {
             continue;
         };
         let monitors: Vec<Monitor<'_>> = node
@@ -454,9 +464,10 @@ impl MetricsConfigCache {
         let mut owners: Vec<InputRef> = Vec::new();
         let mut misses: Vec<Miss<'_>> = Vec::new();
         let mut instance_slots = Vec::new();
-        let taken = taken_earlier(h, &section.configs);
-        for (config, taken) in section.configs.iter().zip(&taken) {
-            let Some(node) = node_of(h, config) else {
+        let nodes = nodes_of(h, &section.configs);
+        let taken = taken_earlier(&section.configs, &nodes);
+        for (node, taken) in nodes.into_iter().zip(&taken) {
+            let Some(node) = node else {
                 instance_slots.push(None);
                 continue;
             };

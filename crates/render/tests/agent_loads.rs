@@ -64,11 +64,11 @@ const STAND_IN_KEY: &str = include_str!("agent_loads/stand-in.key");
 
 /// What a file that the settings `keys` name holds: a certificate, a private key, both (one
 /// Secret key can hold a certificate and its key), or the user's data as it is.
-fn stand_in(keys: &BTreeSet<&str>) -> Option<String> {
+fn stand_in(keys: &BTreeSet<String>) -> Option<String> {
     let key = keys.iter().any(|k| k.ends_with("key_file"));
     let cert = keys
         .iter()
-        .any(|k| *k == "ca_file" || k.ends_with("_ca_file") || k.ends_with("cert_file"));
+        .any(|k| k == "ca_file" || k.ends_with("_ca_file") || k.ends_with("cert_file"));
     match (cert, key) {
         (true, true) => Some(format!("{STAND_IN_CERT}{STAND_IN_KEY}")),
         (true, false) => Some(STAND_IN_CERT.to_owned()),
@@ -81,9 +81,9 @@ fn agent_binary() -> PathBuf {
     support::configs::built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent")
 }
 
-/// Replaces the pod's paths in `value` with the host's (see the module's doc); returns the
-/// file settings found, as (setting, path on the host).
-fn rebase(value: &mut Value, root: &Path, files: &mut Vec<(String, PathBuf)>) {
+/// Replaces the pod's paths in `value` with the host's (see the module's doc); collects the
+/// files that settings name, each with the settings naming it.
+fn rebase(value: &mut Value, root: &Path, files: &mut BTreeMap<PathBuf, BTreeSet<String>>) {
     match value {
         Value::Array(items) => items.iter_mut().for_each(|v| rebase(v, root, files)),
         Value::Object(map) => {
@@ -91,7 +91,7 @@ fn rebase(value: &mut Value, root: &Path, files: &mut Vec<(String, PathBuf)>) {
                 if let Value::String(path) = v {
                     if let Some(host) = host_path(key, path, root) {
                         if key.ends_with("_file") {
-                            files.push((key.clone(), host.clone()));
+                            files.entry(host.clone()).or_default().insert(key.clone());
                         }
                         *path = host.display().to_string();
                     }
@@ -132,20 +132,16 @@ fn pod_files(config: &WrittenConfig, root: &Path) -> Result<PathBuf, String> {
         std::fs::write(assets_dir.join(key), value).map_err(|e| e.to_string())?;
     }
     let mut parsed = config.parsed.clone();
-    let mut files = Vec::new();
+    let mut files = BTreeMap::new();
     rebase(&mut parsed, root, &mut files);
-    let mut settings: BTreeMap<&Path, BTreeSet<&str>> = BTreeMap::new();
-    for (key, path) in &files {
-        settings.entry(path).or_default().insert(key);
-    }
-    for (path, keys) in settings {
+    for (path, keys) in &files {
         if !path.starts_with(root) {
             continue;
         }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         }
-        match stand_in(&keys) {
+        match stand_in(keys) {
             Some(content) => std::fs::write(path, content),
             None if !path.exists() => std::fs::write(path, "stand-in\n"),
             None => Ok(()),

@@ -338,10 +338,7 @@ pub fn check_autoscrape(h: &Hierarchy, integration: &Integration) -> Result<(), 
     let instances: Vec<String> = h
         .metrics
         .iter()
-        .map(|node| {
-            let r = node.instance_ref();
-            format!("{}/{}", r.namespace, r.name)
-        })
+        .map(|node| node.instance_ref().key())
         .collect();
     let named = autoscrape.get("metrics_instance").and_then(Value::as_str);
     if named.is_some_and(|n| instances.iter().any(|i| i == n)) {
