@@ -1,5 +1,6 @@
-//! The "snapshot" step of the pipeline: a `render::InputStore` of every input, taken from the
-//! reflector stores, with the values of the Secrets and ConfigMaps the agent refers to.
+//! The "snapshot" step of the pipeline: discovery reads the `render::InputStore` the watches
+//! feed (`watches::feed`, shared by every reconcile, read in place), with the values of the
+//! Secrets and ConfigMaps the agent refers to laid over it.
 //!
 //! Secrets and ConfigMaps are watched metadata-only; discovery lists in `to_load` the
 //! referenced ones whose values are not held at their current resourceVersion, which are
@@ -11,7 +12,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::ops::Deref;
+use std::sync::{Arc, PoisonError};
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
@@ -21,20 +23,18 @@ use kube::api::{Api, ListParams};
 use render::Discovery;
 use render::assets::AssetSource;
 use render::input_ref::{InputRef, Kind};
-use render::store::{Input, InputStore, InputView, KeyValues};
+use render::store::{DataContent, Input, InputStore, InputView, KeyValues, WithContent};
 use serde::de::DeserializeOwned;
 
 use crate::error::Error;
 use crate::reconcile::Context;
-use crate::watches::Stores;
 
-/// What was read of one Secret or ConfigMap: resourceVersion, every key name, wanted values.
-type Content = (Option<String>, BTreeSet<String>, KeyValues);
-
-/// The referenced values one agent holds.
+/// The referenced values one agent holds: what was read of each Secret and ConfigMap (every
+/// key name, the wanted values) at some resourceVersion. Laid over the shared snapshot for
+/// each discovery ([`WithContent`]); it counts while that version is current.
 #[derive(Debug, Default)]
 pub(crate) struct Values {
-    held: HashMap<InputRef, Content>,
+    held: HashMap<InputRef, Arc<DataContent>>,
 }
 
 /// Rounds of discovery before giving up on a stable set of values: each round can only add
@@ -44,13 +44,17 @@ const MAX_ROUNDS: usize = 8;
 /// Reads of referenced Secrets and ConfigMaps sent at once.
 const READS_IN_FLIGHT: usize = 16;
 
-/// Discovers `agent`'s hierarchy from the stores, reading the referenced values it lacks.
+/// Discovers `agent`'s hierarchy from the watch-fed snapshot, reading the referenced values
+/// it lacks.
 pub(crate) async fn discover(
     ctx: &Context,
     agent: &Arc<api::GrafanaAgent>,
     values: &mut Values,
 ) -> Result<Discovery, Error> {
-    discover_reading(&ctx.client, &mut objects(&ctx.stores), agent, values).await
+    let inputs = &ctx.stores.inputs;
+    let snapshot = || inputs.read().unwrap_or_else(PoisonError::into_inner);
+    let (discovery, _) = discover_reading(&ctx.client, snapshot, agent, values).await?;
+    Ok(discovery)
 }
 
 /// Every input of the cluster `client` points at, listed once, with the values of the
@@ -92,8 +96,15 @@ pub async fn list_inputs(client: &kube::Client) -> Result<InputStore, Error> {
     );
     let agents: Vec<Arc<api::GrafanaAgent>> = inputs.agents().cloned().collect();
     for agent in &agents {
-        // The values each agent's discovery reads stay in `inputs` for the next agents.
-        discover_reading(client, &mut inputs, agent, &mut Values::default()).await?;
+        let mut values = Values::default();
+        let (_, missing) = discover_reading(client, || &inputs, agent, &mut values).await?;
+        // What each agent's discovery read stays in `inputs` for the next agents.
+        for object in missing {
+            inputs.delete(object.kind, &object.namespace, &object.name);
+        }
+        for (object, content) in values.held {
+            inputs.apply_read(source(object.kind), object.namespace, object.name, content);
+        }
     }
     Ok(inputs)
 }
@@ -120,40 +131,58 @@ where
     Ok(list.items.into_iter().map(|o| o.metadata).collect())
 }
 
-/// Discovers `agent`'s hierarchy in `inputs`, reading the referenced values it lacks into
-/// `values` and `inputs`.
-async fn discover_reading(
+/// Discovers `agent`'s hierarchy in the snapshot `inputs` gives, with `values` laid over it,
+/// reading the referenced values it lacks into `values`. Also returns the objects found
+/// missing when read. The snapshot is taken again for each round, and held only while
+/// discovery runs (never across a read).
+async fn discover_reading<S>(
     client: &kube::Client,
-    inputs: &mut InputStore,
+    inputs: impl Fn() -> S,
     agent: &Arc<api::GrafanaAgent>,
     values: &mut Values,
-) -> Result<Discovery, Error> {
+) -> Result<(Discovery, Vec<InputRef>), Error>
+where
+    S: Deref<Target = InputStore>,
+{
+    // The objects read by this call: present (taken at the version read, which may be newer
+    // than the watch's) or missing (whatever the watch still says).
+    let mut read_now: HashMap<InputRef, bool> = HashMap::new();
     for _ in 0..MAX_ROUNDS {
-        // Values are held only for objects that still exist: a Secret or ConfigMap the watch
-        // reports deleted is missing now, as it would be on a fresh start (its reference is
-        // then rejected), and its old values must not come back into the config or assets.
-        values.held.retain(|object, _| {
-            inputs
-                .data_object(source(object.kind), &object.namespace, &object.name)
-                .is_some()
-        });
-        for (object, (version, key_names, data)) in &values.held {
-            inputs.set_content(
-                source(object.kind),
-                &object.namespace,
-                &object.name,
-                version.clone(),
-                key_names.clone(),
-                data.clone(),
-            );
-        }
-        let discovery = tokio::task::block_in_place(|| render::discover(agent, &*inputs));
+        let discovery = {
+            let snapshot = inputs();
+            // Values are held only for objects that still exist: a Secret or ConfigMap the
+            // watch reports deleted is missing now, as it would be on a fresh start (its
+            // reference is then rejected), and its old values must not come back into the
+            // config or assets.
+            values.held.retain(|object, _| {
+                read_now.get(object) == Some(&true)
+                    || snapshot
+                        .data_object(source(object.kind), &object.namespace, &object.name)
+                        .is_some()
+            });
+            let mut view = WithContent::new(&*snapshot);
+            for (object, content) in &values.held {
+                let (namespace, name) = (&object.namespace, &object.name);
+                match read_now.get(object) {
+                    Some(_) => view.read(source(object.kind), namespace, name, content.clone()),
+                    None => view.lay(source(object.kind), namespace, name, content.clone()),
+                }
+            }
+            for (object, _) in read_now.iter().filter(|(_, present)| !**present) {
+                view.missing(source(object.kind), &object.namespace, &object.name);
+            }
+            tokio::task::block_in_place(|| render::discover(agent, &view))
+        };
         if discovery.to_load.is_empty() {
             let references = &discovery.dependencies.references;
             values
                 .held
                 .retain(|object, _| references.contains_key(object));
-            return Ok(discovery);
+            let missing = read_now
+                .into_iter()
+                .filter_map(|(object, present)| (!present).then_some(object))
+                .collect();
+            return Ok((discovery, missing));
         }
         // Read side by side: a cold start at 10k monitors reads about a thousand Secrets,
         // which one at a time took seconds of round trips.
@@ -169,21 +198,14 @@ async fn discover_reading(
             .collect()
             .await;
         for (object, read) in reads {
-            // What was read is newer than the listed metadata: this snapshot goes on with it
-            // (the watch will report the same version, or a deletion, soon after).
             match read? {
                 Some(content) => {
-                    inputs.apply_meta(
-                        source(object.kind),
-                        &object.namespace,
-                        &object.name,
-                        content.0.clone(),
-                    );
-                    values.held.insert(object, content);
+                    values.held.insert(object.clone(), Arc::new(content));
+                    read_now.insert(object, true);
                 }
                 None => {
-                    inputs.delete(object.kind, &object.namespace, &object.name);
                     values.held.remove(&object);
+                    read_now.insert(object, false);
                 }
             }
         }
@@ -205,20 +227,13 @@ fn source(kind: Kind) -> AssetSource {
     }
 }
 
-/// Every input object, Secrets and ConfigMaps by metadata only.
-fn objects(stores: &Stores) -> InputStore {
-    let mut inputs = InputStore::new();
-    stores.fill(&mut inputs);
-    inputs
-}
-
 /// Reads one Secret or ConfigMap, keeping the values of `keys` only; `None` when it is
 /// missing.
 async fn read(
     client: &kube::Client,
     object: &InputRef,
     keys: &BTreeSet<String>,
-) -> Result<Option<Content>, Error> {
+) -> Result<Option<DataContent>, Error> {
     let action = || format!("reading {object}");
     let (namespace, name) = (&object.namespace, &object.name);
     let read: Option<(Option<String>, KeyValues)> = match object.kind {
@@ -259,6 +274,6 @@ async fn read(
     Ok(read.map(|(version, mut data)| {
         let key_names = data.keys().cloned().collect();
         data.retain(|k, _| keys.contains(k));
-        (version, key_names, data)
+        DataContent::new(version, key_names, data)
     }))
 }

@@ -170,6 +170,7 @@ impl Operator {
                 config.agent_selector.as_deref(),
             ),
             own_writes: own_writes.clone(),
+            rescan_entries: Default::default(),
         });
 
         // Every watch, each with its mapper (the registry of watched kinds, `watches.rs`).

@@ -42,6 +42,7 @@ pub(crate) struct AgentState {
     values: Values,
     metrics_config: MetricsConfigCache,
     announced: Announced,
+    stale_entries: status::StaleEntries,
     /// When the last reconcile started (see [`MIN_RECONCILE_SPACING`]).
     last_started: Option<Instant>,
 }
@@ -66,6 +67,9 @@ pub(crate) struct Context {
     pub readiness: Readiness,
     /// Whose entries in instances' status a reconcile may remove when their agent is gone.
     pub sweep: status::Sweep,
+    /// A removal of status entries failed: the next reconcile scans every object for stale
+    /// entries (see [`status::StaleEntries`]).
+    pub rescan_entries: std::sync::atomic::AtomicBool,
     /// What the operator's own writes left, so that their watch events trigger nothing.
     pub own_writes: apply::OwnWrites,
 }
@@ -159,10 +163,12 @@ async fn pipeline(
     let discovery = inputs::discover(ctx, agent, &mut state.values)
         .instrument(tracing::debug_span!("discover"))
         .await?;
-    ctx.index
+    let dropped = ctx
+        .index
         .write()
         .unwrap_or_else(PoisonError::into_inner)
         .record(&input_ref(key), &discovery.dependencies);
+    state.stale_entries.dropped(dropped);
 
     // plan
     let plan = tracing::debug_span!("plan").in_scope(|| {
@@ -193,9 +199,15 @@ async fn pipeline(
     }
 
     // status
-    match status::write(ctx, agent, &plan, apply_error.as_ref())
-        .instrument(tracing::debug_span!("status"))
-        .await
+    match status::write(
+        ctx,
+        agent,
+        &plan,
+        apply_error.as_ref(),
+        &mut state.stale_entries,
+    )
+    .instrument(tracing::debug_span!("status"))
+    .await
     {
         Ok(_) => {}
         Err(e) if apply_error.is_none() => return Err(e),

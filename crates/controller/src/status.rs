@@ -7,12 +7,18 @@
 //! manager ([`entry_manager`]), so the API server merges the entries of several agents and an
 //! agent's write never touches another's. An entry goes away when its agent applies an empty
 //! status under the same manager: when the agent stops selecting the object, when it is deleted
-//! ([`remove_entries`]), and, for deletions the operator missed while it was down, when any
-//! reconcile finds an entry naming an agent that no longer exists ([`Sweep`]).
+//! ([`remove_entries`]), and, for deletions the operator missed while it was down, when a
+//! scan finds an entry naming an agent that no longer exists ([`Sweep`]).
+//!
+//! Which objects may hold an entry the agent no longer wants comes from the reverse index:
+//! the objects its latest discovery dropped ([`StaleEntries`]). Only an agent's first
+//! reconcile in this process, when the index knows nothing of what it selected before,
+//! scans every object of the four kinds (as does the next reconcile after a removal failed).
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Debug;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use api::status::{agent_key, condition, reason};
 use api::{GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs};
@@ -25,8 +31,10 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
 use render::desired::{DesiredObject, Subsystem};
+use render::input_ref::InputRef;
 use render::plan::Plan;
 use render::status::{SharedEntry, planned_condition};
+use render::store::Input;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -60,7 +68,7 @@ impl Sweep {
         }
     }
 
-    fn covers(&self, agent: &str) -> bool {
+    pub(crate) fn covers(&self, agent: &str) -> bool {
         match self {
             Sweep::Off => false,
             Sweep::All => true,
@@ -68,6 +76,32 @@ impl Sweep {
                 .split_once('/')
                 .is_some_and(|(agent_ns, _)| agent_ns == ns),
         }
+    }
+}
+
+/// The objects that may hold an agent's entry though the agent no longer selects them.
+#[derive(Debug, Default)]
+pub(crate) struct StaleEntries {
+    /// Every object of the four kinds was looked at once, since this process started.
+    scanned: bool,
+    /// Objects the agent's discovery dropped whose entry is not known to be gone.
+    dropped: BTreeSet<InputRef>,
+}
+
+impl StaleEntries {
+    /// Takes the objects the reverse index says the agent's latest discovery dropped.
+    pub(crate) fn dropped(&mut self, objects: impl IntoIterator<Item = InputRef>) {
+        let with_entries = [
+            MetricsInstance::KIND,
+            LogsInstance::KIND,
+            PodLogs::KIND,
+            Integration::KIND,
+        ];
+        self.dropped.extend(
+            objects
+                .into_iter()
+                .filter(|o| with_entries.contains(&o.kind)),
+        );
     }
 }
 
@@ -197,6 +231,7 @@ pub(crate) async fn write(
     agent: &GrafanaAgent,
     plan: &Plan,
     apply_error: Option<&Error>,
+    stale: &mut StaleEntries,
 ) -> Result<usize, Error> {
     let (client, stores, metrics, sweep) = (&ctx.client, &ctx.stores, &ctx.metrics, &ctx.sweep);
     let now = Time(Timestamp::now());
@@ -226,7 +261,8 @@ pub(crate) async fn write(
         writes += 1;
     }
 
-    let ctx = Entries {
+    let scan = !stale.scanned || ctx.rescan_entries.swap(false, Ordering::AcqRel);
+    let entries = Entries {
         client,
         stores,
         metrics,
@@ -235,18 +271,47 @@ pub(crate) async fn write(
         now: &now,
         agent: &key,
         sweep,
+        rescan: &ctx.rescan_entries,
     };
-    writes += ctx
-        .write(&stores.metrics_instances, &plan.status.metrics_instances)
-        .await?;
-    writes += ctx
-        .write(&stores.logs_instances, &plan.status.logs_instances)
-        .await?;
-    writes += ctx.write(&stores.pod_logs, &plan.status.pod_logs).await?;
-    writes += ctx
-        .write(&stores.integrations, &plan.status.integrations)
-        .await?;
-    Ok(writes)
+    let written = async {
+        let mut writes = 0;
+        writes += entries
+            .write(
+                &stores.metrics_instances,
+                &plan.status.metrics_instances,
+                scan,
+                stale,
+            )
+            .await?;
+        writes += entries
+            .write(
+                &stores.logs_instances,
+                &plan.status.logs_instances,
+                scan,
+                stale,
+            )
+            .await?;
+        writes += entries
+            .write(&stores.pod_logs, &plan.status.pod_logs, scan, stale)
+            .await?;
+        writes += entries
+            .write(&stores.integrations, &plan.status.integrations, scan, stale)
+            .await?;
+        Ok::<_, Error>(writes)
+    }
+    .await;
+    match written {
+        Ok(n) => {
+            stale.scanned |= scan;
+            Ok(writes + n)
+        }
+        Err(e) => {
+            if scan {
+                stale.scanned = false;
+            }
+            Err(e)
+        }
+    }
 }
 
 /// Removes `agent`'s entries from every object the stores hold (the agent was deleted or left
@@ -258,6 +323,11 @@ pub(crate) async fn remove_entries(ctx: &Context, agent: &str) {
     let removed = removed + remove_from(client, metrics, &stores.logs_instances, &agents).await;
     let removed = removed + remove_from(client, metrics, &stores.pod_logs, &agents).await;
     let removed = removed + remove_from(client, metrics, &stores.integrations, &agents).await;
+    if removed.failed > 0 {
+        // Retried by the next reconcile of any agent, which scans every object.
+        ctx.rescan_entries.store(true, Ordering::Release);
+    }
+    let removed = removed.removed;
     if removed > 0 {
         tracing::info!(agent, removed, "removed the agent's status entries");
     }
@@ -270,8 +340,8 @@ async fn remove_from<K: SharedStatus>(
     metrics: &Metrics,
     store: &Store<K>,
     agents: &BTreeSet<String>,
-) -> usize {
-    let mut removed = 0;
+) -> Removed {
+    let mut removed = Removed::default();
     for object in store.state() {
         for entry in object.entries() {
             let agent = K::agent_of(entry);
@@ -287,12 +357,32 @@ async fn remove_from<K: SharedStatus>(
             )
             .await
             {
-                Ok(()) => removed += 1,
-                Err(e) => tracing::warn!(agent, error = %e, "removing a status entry failed"),
+                Ok(()) => removed.removed += 1,
+                Err(e) => {
+                    tracing::warn!(agent, error = %e, "removing a status entry failed");
+                    removed.failed += 1;
+                }
             }
         }
     }
     removed
+}
+
+/// How many entries [`remove_from`] removed, and how many removals failed.
+#[derive(Debug, Default, Clone, Copy)]
+struct Removed {
+    removed: usize,
+    failed: usize,
+}
+
+impl std::ops::Add for Removed {
+    type Output = Removed;
+    fn add(self, other: Removed) -> Removed {
+        Removed {
+            removed: self.removed + other.removed,
+            failed: self.failed + other.failed,
+        }
+    }
 }
 
 /// An empty status: applied under an agent's manager, it removes that agent's entry.
@@ -301,7 +391,8 @@ struct Empty {}
 
 /// The kinds whose status is one entry per selecting agent.
 pub(crate) trait SharedStatus:
-    Resource<DynamicType = (), Scope = NamespaceResourceScope>
+    Input
+    + Resource<DynamicType = (), Scope = NamespaceResourceScope>
     + Clone
     + DeserializeOwned
     + Serialize
@@ -355,15 +446,20 @@ struct Entries<'a> {
     now: &'a Time,
     agent: &'a str,
     sweep: &'a Sweep,
+    /// Set when a removal of another agent's entries failed: the next reconcile scans.
+    rescan: &'a AtomicBool,
 }
 
 impl Entries<'_> {
-    /// Writes the agent's entry in each object of `planned` where it changed, removes its
-    /// entries from the other objects in `store`, and sweeps entries of vanished agents.
+    /// Writes the agent's entry in each object of `planned` where it changed and removes its
+    /// entries from the objects it dropped; with `scan`, from every other object in `store`,
+    /// sweeping the entries of vanished agents too.
     async fn write<K: SharedStatus>(
         &self,
         store: &Store<K>,
         planned: &[SharedEntry<K::Entry>],
+        scan: bool,
+        stale: &mut StaleEntries,
     ) -> Result<usize, Error> {
         let mut writes = 0;
         let mut selected = HashSet::new();
@@ -402,18 +498,25 @@ impl Entries<'_> {
             writes += 1;
         }
 
+        if !scan {
+            return Ok(writes + self.remove_dropped(store, &selected, stale).await?);
+        }
         // This agent's entries in objects it no longer selects, and the entries of agents
         // that are gone (deleted while the operator was not watching).
-        let mut stale = BTreeSet::new();
+        let mut vanished = BTreeSet::new();
         for object in store.state() {
             for entry in object.entries() {
                 let agent = K::agent_of(entry);
                 if agent != self.agent && self.sweep.covers(agent) && !self.agent_exists(agent) {
-                    stale.insert(agent.to_owned());
+                    vanished.insert(agent.to_owned());
                 }
             }
         }
-        let mut removed = remove_from(self.client, self.metrics, store, &stale).await;
+        let swept = remove_from(self.client, self.metrics, store, &vanished).await;
+        if swept.failed > 0 {
+            self.rescan.store(true, Ordering::Release);
+        }
+        let mut removed = swept.removed;
         for object in store.state() {
             let mine = object
                 .entries()
@@ -431,7 +534,46 @@ impl Entries<'_> {
                 removed += 1;
             }
         }
+        // The scan covered the objects the agent dropped.
+        stale.dropped.retain(|o| o.kind != K::KIND);
         Ok(writes + removed)
+    }
+
+    /// Removes the agent's entry from the objects of kind `K` it dropped, unless selected
+    /// again; each is forgotten once its entry is known to be gone.
+    async fn remove_dropped<K: SharedStatus>(
+        &self,
+        store: &Store<K>,
+        selected: &HashSet<ObjectRef<K>>,
+        stale: &mut StaleEntries,
+    ) -> Result<usize, Error> {
+        let dropped: Vec<InputRef> = stale
+            .dropped
+            .iter()
+            .filter(|o| o.kind == K::KIND)
+            .cloned()
+            .collect();
+        let mut removed = 0;
+        for object in dropped {
+            let key = ObjectRef::new(&object.name).within(&object.namespace);
+            let live = store.get(&key);
+            let mine = live
+                .as_ref()
+                .is_some_and(|o| o.entries().iter().any(|e| K::agent_of(e) == self.agent));
+            if let Some(live) = live.filter(|_| mine && !selected.contains(&key)) {
+                apply_status(
+                    self.client,
+                    self.metrics,
+                    live.as_ref(),
+                    &entry_manager(self.agent),
+                    &Empty {},
+                )
+                .await?;
+                removed += 1;
+            }
+            stale.dropped.remove(&object);
+        }
+        Ok(removed)
     }
 
     fn availability(&self, subsystem: Subsystem) -> (bool, &'static str, String) {

@@ -8,8 +8,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
@@ -55,30 +55,35 @@ pub(crate) enum Role {
 
 /// The registry of watched kinds: one line per kind, from which the reflector store
 /// ([`Stores`]), the watch and its trigger stream ([`Triggers`], [`build`]), the wiring into
-/// the `Controller` with the kind's mapper ([`Triggers::wire`]), the snapshot fill
-/// ([`Stores::fill`]) and the UIDs of Event references ([`Stores::uid`]) all follow.
+/// the `Controller` with the kind's mapper ([`Triggers::wire`]), the feeding of the inputs'
+/// snapshot ([`Stores::inputs`]) and the UIDs of Event references ([`Stores::uid`]) all
+/// follow.
 ///
-/// A line is `field: Type => role, scope, selection, triggering, prepare, fill;` where
+/// A line is `field: Type => role, scope, selection, triggering, prepare, feed;` where
 /// * role is `Input(Kind)` or `Generated` ([`Role`]);
 /// * scope is `namespaced` (all namespaces, or `--namespace`) or `cluster`;
 /// * selection is `every` object or `managed` (the managed-by label: what the operator wrote);
 /// * triggering is a [`Triggering`] variant;
 /// * prepare runs on each object before the store takes it (`keep` for nothing);
-/// * fill puts the store into a snapshot (a function of [`fill`]; `fill::none` for
-///   generated kinds).
+/// * feed applies each of the kind's watch events to the snapshot (a function of [`feed`];
+///   `no_feed` for generated kinds, which are no input).
 ///
 /// The agents (the `Controller`'s own kind) come first, on a line of their own.
 macro_rules! watched_kinds {
     (
-        primary $pfield:ident: $pty:ty => Input($pkind:ident), $pfill:path;
+        primary $pfield:ident: $pty:ty => Input($pkind:ident), $pfeed:path;
         $( $field:ident: $ty:ty => $role:ident $(($kind:ident))?, $scope:ident, $selection:ident,
-           $when:ident, $prepare:path, $fill:path; )*
+           $when:ident, $prepare:path, $feed:path; )*
     ) => {
         /// Read access to every watched kind. Cheap to clone.
         #[derive(Clone)]
         pub(crate) struct Stores {
             pub $pfield: Store<$pty>,
             $( pub $field: Store<$ty>, )*
+            /// Every input as discovery reads it, fed by the input kinds' watch events (each
+            /// applied as it passes, before it triggers anything): a reconcile reads it in
+            /// place instead of copying every store.
+            pub inputs: Arc<RwLock<InputStore>>,
         }
 
         /// Every trigger stream, each feeding the store of the same name in [`Stores`].
@@ -97,12 +102,6 @@ macro_rules! watched_kinds {
         ];
 
         impl Stores {
-            /// Every input the stores hold, as discovery reads them: the snapshot.
-            pub(crate) fn fill(&self, inputs: &mut InputStore) {
-                $pfill(&self.$pfield, inputs);
-                $( $fill(&self.$field, inputs); )*
-            }
-
             /// The UID of an input object the stores hold (Events regarding it carry it).
             pub(crate) fn uid(&self, kind: Kind, namespace: &str, name: &str) -> Option<String> {
                 if kind == Kind::$pkind {
@@ -162,6 +161,7 @@ macro_rules! watched_kinds {
             let (relisted, relists) = futures::channel::mpsc::unbounded();
             let mut b = Builder {
                 relisted,
+                inputs: Arc::default(),
                 client: client.clone(),
                 namespace,
                 metrics,
@@ -175,13 +175,14 @@ macro_rules! watched_kinds {
                 None => watcher::Config::default(),
             };
             let ($pfield, primary, agents_gone) =
-                b.with_departures(b.api(), agents_config, Triggering::SpecOrLabels);
+                b.with_departures(b.api(), agents_config, Triggering::SpecOrLabels, $pfeed);
             $(
                 let $field = b.watch(
                     scoped!($scope, b, client),
                     selection!($selection),
                     Triggering::$when,
                     $prepare,
+                    feed_of!($role, $feed),
                     None,
                 );
             )*
@@ -189,6 +190,7 @@ macro_rules! watched_kinds {
                 Stores {
                     $pfield: $pfield.clone(),
                     $( $field: $field.0, )*
+                    inputs: b.inputs.clone(),
                 },
                 Triggers {
                     $pfield: primary,
@@ -211,6 +213,16 @@ macro_rules! scoped {
     };
 }
 
+/// The feed of a registry line: generated kinds feed nothing.
+macro_rules! feed_of {
+    (Input, $feed:path) => {
+        Some($feed)
+    };
+    (Generated, $feed:path) => {
+        None
+    };
+}
+
 macro_rules! selection {
     (every) => {
         watcher::Config::default()
@@ -221,25 +233,25 @@ macro_rules! selection {
 }
 
 watched_kinds! {
-    primary agents: api::GrafanaAgent => Input(GrafanaAgent), fill::objects;
-    metrics_instances: api::MetricsInstance => Input(MetricsInstance), namespaced, every, SpecOrLabels, keep, fill::objects;
-    logs_instances: api::LogsInstance => Input(LogsInstance), namespaced, every, SpecOrLabels, keep, fill::objects;
-    pod_logs: api::PodLogs => Input(PodLogs), namespaced, every, SpecOrLabels, keep, fill::objects;
-    integrations: api::Integration => Input(Integration), namespaced, every, SpecOrLabels, keep, fill::objects;
-    service_monitors: api::ServiceMonitor => Input(ServiceMonitor), namespaced, every, SpecOrLabels, keep, fill::objects;
-    pod_monitors: api::PodMonitor => Input(PodMonitor), namespaced, every, SpecOrLabels, keep, fill::objects;
-    probes: api::Probe => Input(Probe), namespaced, every, SpecOrLabels, keep, fill::objects;
+    primary agents: api::GrafanaAgent => Input(GrafanaAgent), feed::objects;
+    metrics_instances: api::MetricsInstance => Input(MetricsInstance), namespaced, every, SpecOrLabels, keep, feed::objects;
+    logs_instances: api::LogsInstance => Input(LogsInstance), namespaced, every, SpecOrLabels, keep, feed::objects;
+    pod_logs: api::PodLogs => Input(PodLogs), namespaced, every, SpecOrLabels, keep, feed::objects;
+    integrations: api::Integration => Input(Integration), namespaced, every, SpecOrLabels, keep, feed::objects;
+    service_monitors: api::ServiceMonitor => Input(ServiceMonitor), namespaced, every, SpecOrLabels, keep, feed::objects;
+    pod_monitors: api::PodMonitor => Input(PodMonitor), namespaced, every, SpecOrLabels, keep, feed::objects;
+    probes: api::Probe => Input(Probe), namespaced, every, SpecOrLabels, keep, feed::objects;
     // Namespaces are cluster-scoped: watched whole even with --namespace (spec 5).
-    namespaces: PartialObjectMeta<Namespace> => Input(Namespace), cluster, every, AnyChange, keep, fill::namespaces;
-    secrets: PartialObjectMeta<Secret> => Input(Secret), namespaced, every, AnyChange, keep, fill::secrets;
-    config_maps: PartialObjectMeta<ConfigMap> => Input(ConfigMap), namespaced, every, AnyChange, keep, fill::config_maps;
+    namespaces: PartialObjectMeta<Namespace> => Input(Namespace), cluster, every, AnyChange, keep, feed::namespaces;
+    secrets: PartialObjectMeta<Secret> => Input(Secret), namespaced, every, AnyChange, keep, feed::secrets;
+    config_maps: PartialObjectMeta<ConfigMap> => Input(ConfigMap), namespaced, every, AnyChange, keep, feed::config_maps;
     // The Secrets the operator generates, each value replaced by its digest
     // ([`digest_values`]): enough to tell a hand edit of their data, without holding it.
-    generated_secrets: Secret => Generated, namespaced, managed, AnyChange, digest_values, fill::none;
-    services: Service => Generated, namespaced, managed, AnyChange, keep, fill::none;
-    stateful_sets: StatefulSet => Generated, namespaced, managed, AnyChange, keep, fill::none;
-    daemon_sets: DaemonSet => Generated, namespaced, managed, AnyChange, keep, fill::none;
-    deployments: Deployment => Generated, namespaced, managed, AnyChange, keep, fill::none;
+    generated_secrets: Secret => Generated, namespaced, managed, AnyChange, digest_values, no_feed;
+    services: Service => Generated, namespaced, managed, AnyChange, keep, no_feed;
+    stateful_sets: StatefulSet => Generated, namespaced, managed, AnyChange, keep, no_feed;
+    daemon_sets: DaemonSet => Generated, namespaced, managed, AnyChange, keep, no_feed;
+    deployments: Deployment => Generated, namespaced, managed, AnyChange, keep, no_feed;
 }
 
 /// Nothing to prepare.
@@ -256,75 +268,134 @@ where
     store.get(&key)?.meta().uid.clone()
 }
 
-/// How each kind's store goes into a snapshot (`render::InputStore`).
-pub(crate) mod fill {
+/// What applies one watch event of a kind to the snapshot.
+pub(crate) type Feed<K> = fn(&mut InputStore, &watcher::Event<K>, &Store<K>);
+
+/// How each input kind's watch events go into the snapshot (`render::InputStore`): one object
+/// at a time, and a (re)list whole at its end, from the reflector's store (which takes the new
+/// list at `InitDone`, before the event passes here).
+pub(crate) mod feed {
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use kube::Resource;
     use kube::core::PartialObjectMeta;
-    use kube::runtime::reflector::Store;
+    use kube::runtime::reflector::{ObjectRef, Store};
+    use kube::runtime::watcher::Event;
     use render::assets::AssetSource;
+    use render::input_ref::Kind;
     use render::store::{Input, InputStore};
+    use std::sync::Arc;
+
+    fn namespace_and_name<K: Resource>(object: &K) -> (&str, &str) {
+        let meta = object.meta();
+        (
+            meta.namespace.as_deref().unwrap_or_default(),
+            meta.name.as_deref().unwrap_or_default(),
+        )
+    }
 
     /// The kinds discovery reads in full.
-    pub(crate) fn objects<K>(store: &Store<K>, inputs: &mut InputStore)
+    pub(crate) fn objects<K>(inputs: &mut InputStore, event: &Event<K>, store: &Store<K>)
     where
         K: Input + Resource<DynamicType = ()> + Clone,
     {
-        inputs.reset(store.state());
+        match event {
+            Event::Apply(object) => {
+                // The reflector's copy: the snapshot shares it instead of holding another.
+                let stored = store
+                    .get(&ObjectRef::from_obj(object))
+                    .unwrap_or_else(|| Arc::new(object.clone()));
+                inputs.apply(stored);
+            }
+            Event::Delete(object) => {
+                let (namespace, name) = namespace_and_name(object);
+                inputs.delete(K::KIND, namespace, name);
+            }
+            Event::InitDone => inputs.reset(store.state()),
+            Event::Init | Event::InitApply(_) => {}
+        }
     }
 
     /// Namespaces: their labels.
-    pub(crate) fn namespaces(store: &Store<PartialObjectMeta<Namespace>>, inputs: &mut InputStore) {
-        inputs.reset_namespaces(store.state().iter().map(|ns| {
+    pub(crate) fn namespaces(
+        inputs: &mut InputStore,
+        event: &Event<PartialObjectMeta<Namespace>>,
+        store: &Store<PartialObjectMeta<Namespace>>,
+    ) {
+        let labels = |ns: &PartialObjectMeta<Namespace>| {
             (
                 ns.metadata.name.clone().unwrap_or_default(),
                 ns.metadata.labels.clone().unwrap_or_default(),
             )
-        }));
-    }
-
-    fn versions<K>(
-        store: &Store<PartialObjectMeta<K>>,
-    ) -> impl Iterator<Item = ((String, String), Option<String>)>
-    where
-        K: Resource<DynamicType = ()> + Clone,
-    {
-        let meta = |m: &ObjectMeta| {
-            (
-                (
-                    m.namespace.clone().unwrap_or_default(),
-                    m.name.clone().unwrap_or_default(),
-                ),
-                m.resource_version.clone(),
-            )
         };
-        store
-            .state()
-            .into_iter()
-            .map(move |o| meta(&o.metadata))
-            .collect::<Vec<_>>()
-            .into_iter()
+        match event {
+            Event::Apply(ns) => {
+                let (name, labels) = labels(ns);
+                inputs.apply_namespace(name, labels);
+            }
+            Event::Delete(ns) => {
+                inputs.delete(
+                    Kind::Namespace,
+                    "",
+                    ns.metadata.name.as_deref().unwrap_or_default(),
+                );
+            }
+            Event::InitDone => inputs.reset_namespaces(store.state().iter().map(|ns| labels(ns))),
+            Event::Init | Event::InitApply(_) => {}
+        }
     }
 
     /// Secrets: their resourceVersions (values are read when referenced).
-    pub(crate) fn secrets(store: &Store<PartialObjectMeta<Secret>>, inputs: &mut InputStore) {
-        inputs.reset_meta(AssetSource::Secret, versions(store));
+    pub(crate) fn secrets(
+        inputs: &mut InputStore,
+        event: &Event<PartialObjectMeta<Secret>>,
+        store: &Store<PartialObjectMeta<Secret>>,
+    ) {
+        data_objects(AssetSource::Secret, inputs, event, store);
     }
 
     /// ConfigMaps: their resourceVersions.
     pub(crate) fn config_maps(
-        store: &Store<PartialObjectMeta<ConfigMap>>,
         inputs: &mut InputStore,
+        event: &Event<PartialObjectMeta<ConfigMap>>,
+        store: &Store<PartialObjectMeta<ConfigMap>>,
     ) {
-        inputs.reset_meta(AssetSource::ConfigMap, versions(store));
+        data_objects(AssetSource::ConfigMap, inputs, event, store);
     }
 
-    /// Kinds that are no input.
-    pub(crate) fn none<K>(_: &Store<K>, _: &mut InputStore)
-    where
+    fn data_objects<K>(
+        source: AssetSource,
+        inputs: &mut InputStore,
+        event: &Event<PartialObjectMeta<K>>,
+        store: &Store<PartialObjectMeta<K>>,
+    ) where
         K: Resource<DynamicType = ()> + Clone,
     {
+        match event {
+            Event::Apply(object) => {
+                let (namespace, name) = namespace_and_name(object);
+                let version = object.metadata.resource_version.clone();
+                inputs.apply_meta(source, namespace, name, version);
+            }
+            Event::Delete(object) => {
+                let (namespace, name) = namespace_and_name(object);
+                inputs.delete(source.kind(), namespace, name);
+            }
+            Event::InitDone => {
+                let listed: Vec<_> = store
+                    .state()
+                    .iter()
+                    .map(|o| {
+                        let (namespace, name) = namespace_and_name(o.as_ref());
+                        (
+                            (namespace.to_owned(), name.to_owned()),
+                            o.metadata.resource_version.clone(),
+                        )
+                    })
+                    .collect();
+                inputs.reset_meta(source, listed);
+            }
+            Event::Init | Event::InitApply(_) => {}
+        }
     }
 }
 
@@ -471,6 +542,8 @@ struct Builder<'a> {
     /// Told when a watch finished a (re)list: a relist replaces its store at once, after the
     /// objects it listed already went by as triggers, so every agent is reconciled again.
     relisted: futures::channel::mpsc::UnboundedSender<()>,
+    /// The snapshot the input kinds' watches feed.
+    inputs: Arc<RwLock<InputStore>>,
     client: Client,
     namespace: Option<&'a str>,
     metrics: Metrics,
@@ -509,12 +582,13 @@ impl Builder<'_> {
         api: Api<K>,
         config: watcher::Config,
         when: Triggering,
+        feed: Feed<K>,
     ) -> (Store<K>, Trigger<K>, Gone<K>)
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
         let (gone, departures) = futures::channel::mpsc::unbounded();
-        let (store, trigger) = self.watch(api, config, when, |_| {}, Some(gone));
+        let (store, trigger) = self.watch(api, config, when, |_| {}, Some(feed), Some(gone));
         (store, trigger, departures)
     }
 
@@ -524,6 +598,7 @@ impl Builder<'_> {
         config: watcher::Config,
         when: Triggering,
         prepare: fn(&mut K),
+        feed: Option<Feed<K>>,
         gone: Option<futures::channel::mpsc::UnboundedSender<ObjectRef<K>>>,
     ) -> (Store<K>, Trigger<K>)
     where
@@ -544,7 +619,14 @@ impl Builder<'_> {
             .reflect(writer)
             .inspect({
                 let relisted = self.relisted.clone();
+                let (inputs, reader) = (self.inputs.clone(), reader.clone());
                 move |event| {
+                    // First: the reconciles this event triggers, and readiness at the end of
+                    // the first list, must find it in the snapshot.
+                    if let (Ok(event), Some(feed)) = (event, feed) {
+                        let mut inputs = inputs.write().unwrap_or_else(PoisonError::into_inner);
+                        feed(&mut inputs, event, &reader);
+                    }
                     if let (Ok(event), Some(gone)) = (event, &gone) {
                         for key in departures.observe(event) {
                             // The receiver lives as long as the controller.

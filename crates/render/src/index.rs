@@ -61,8 +61,9 @@ impl ReverseIndex {
     }
 
     /// Replaces what `agent` depends on with `dependencies` (from its latest discovery).
-    pub fn record(&mut self, agent: &InputRef, dependencies: &Dependencies) {
-        self.forget(agent);
+    /// Returns the objects it depended on before and no longer does.
+    pub fn record(&mut self, agent: &InputRef, dependencies: &Dependencies) -> Vec<InputRef> {
+        let before = self.forget(agent);
         let objects: BTreeSet<InputRef> = dependencies
             .members
             .iter()
@@ -91,13 +92,16 @@ impl ReverseIndex {
             namespaces,
             selectors: dependencies.selectors.clone(),
         };
+        let dropped = before.difference(&recorded.objects).cloned().collect();
         self.recorded.insert(agent.clone(), recorded);
+        dropped
     }
 
-    /// Drops everything `agent` recorded (the agent was deleted).
-    pub fn forget(&mut self, agent: &InputRef) {
+    /// Drops everything `agent` recorded (the agent was deleted). Returns the objects it had
+    /// recorded.
+    pub fn forget(&mut self, agent: &InputRef) -> BTreeSet<InputRef> {
         let Some(recorded) = self.recorded.remove(agent) else {
-            return;
+            return BTreeSet::new();
         };
         for object in &recorded.objects {
             remove_from(&mut self.by_object, object, agent);
@@ -105,6 +109,7 @@ impl ReverseIndex {
         for namespace in &recorded.namespaces {
             remove_from(&mut self.by_namespace, namespace, agent);
         }
+        recorded.objects
     }
 
     /// The agents that recorded something.
@@ -372,7 +377,16 @@ spec: {selector: {}, endpoints: [{port: http}]}
         let (store, mut index) = reconciled();
         let web = InputRef::new(Kind::ServiceMonitor, "apps", "web");
         let creds = InputRef::new(Kind::Secret, "ops", "creds");
-        index.record(&agent("a"), &Dependencies::default());
+        let dropped = index.record(&agent("a"), &Dependencies::default());
+        assert!(
+            dropped.contains(&web) && dropped.contains(&creds),
+            "{dropped:?}"
+        );
+        assert!(
+            index
+                .record(&agent("a"), &Dependencies::default())
+                .is_empty()
+        );
         assert_eq!(
             names(index.agents_for(Change::deleted(&web), &store)),
             ["b"]

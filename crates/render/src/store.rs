@@ -176,7 +176,8 @@ impl<T> Objects<T> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DataObject {
     resource_version: Option<String>,
-    content: Option<DataContent>,
+    /// Shared: a reader's view ([`WithContent`]) lays the same content over many snapshots.
+    content: Option<Arc<DataContent>>,
 }
 
 /// Content of a Secret or ConfigMap read at one resourceVersion.
@@ -206,7 +207,7 @@ impl DataObject {
     /// The content, if it was read at the current resourceVersion.
     pub fn current_content(&self) -> Option<&DataContent> {
         self.content
-            .as_ref()
+            .as_deref()
             .filter(|c| c.resource_version == self.resource_version)
     }
 
@@ -223,6 +224,20 @@ impl DataObject {
 }
 
 impl DataContent {
+    /// What was read of a Secret or ConfigMap at `resource_version`: every key name it had
+    /// and the values of the keys wanted.
+    pub fn new(
+        resource_version: Option<String>,
+        key_names: BTreeSet<String>,
+        values: KeyValues,
+    ) -> Self {
+        DataContent {
+            resource_version,
+            key_names,
+            values,
+        }
+    }
+
     pub fn resource_version(&self) -> Option<&str> {
         self.resource_version.as_deref()
     }
@@ -342,11 +357,11 @@ impl InputStore {
                 resource_version: resource_version.clone(),
                 content: None,
             });
-        object.content = Some(DataContent {
+        object.content = Some(Arc::new(DataContent::new(
             resource_version,
             key_names,
             values,
-        });
+        )));
     }
 
     /// A Secret or ConfigMap read whole (from a file): its resourceVersion and every value.
@@ -362,6 +377,23 @@ impl InputStore {
         self.apply_meta(source, &namespace, &name, resource_version.clone());
         let key_names = data.keys().cloned().collect();
         self.set_content(source, namespace, name, resource_version, key_names, data);
+    }
+
+    /// Stores content just read, at the version it was read at (newer than the listed
+    /// metadata, or as new).
+    pub fn apply_read(
+        &mut self,
+        source: AssetSource,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        content: Arc<DataContent>,
+    ) {
+        let object = self
+            .data_map_mut(source)
+            .entry((namespace.into(), name.into()))
+            .or_default();
+        object.resource_version = content.resource_version.clone();
+        object.content = Some(content);
     }
 
     /// Replaces the list of Secrets or ConfigMaps (a metadata relist): objects not listed
@@ -442,6 +474,92 @@ impl InputView for InputStore {
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject> {
         self.data_map(source)
             .get(&(namespace.to_owned(), name.to_owned()))
+    }
+}
+
+/// A view of `base` with one reader's own reads of Secrets and ConfigMaps laid over it. The
+/// controller's store is fed by the watches and shared by every reconcile, without values;
+/// each agent keeps the values its hierarchy references and discovers through this view,
+/// so no reconcile copies the store.
+pub struct WithContent<'a, V: ?Sized> {
+    base: &'a V,
+    /// `None`: read and found missing.
+    laid: BTreeMap<(AssetSource, NamespacedName), Option<DataObject>>,
+}
+
+impl<'a, V: InputView + ?Sized> WithContent<'a, V> {
+    pub fn new(base: &'a V) -> Self {
+        WithContent {
+            base,
+            laid: BTreeMap::new(),
+        }
+    }
+
+    /// Content read earlier: it counts while the object's version, as the base knows it, is
+    /// the one it was read at. Nothing is laid for an object the base does not hold.
+    pub fn lay(
+        &mut self,
+        source: AssetSource,
+        namespace: &str,
+        name: &str,
+        content: Arc<DataContent>,
+    ) {
+        let Some(object) = self.base.data_object(source, namespace, name) else {
+            return;
+        };
+        let object = DataObject {
+            resource_version: object.resource_version.clone(),
+            content: Some(content),
+        };
+        self.laid.insert(
+            (source, (namespace.to_owned(), name.to_owned())),
+            Some(object),
+        );
+    }
+
+    /// Content just read: it may be newer than what the base knows (the watch reports the same
+    /// version, or a deletion, soon after), so the object is taken at the version read.
+    pub fn read(
+        &mut self,
+        source: AssetSource,
+        namespace: &str,
+        name: &str,
+        content: Arc<DataContent>,
+    ) {
+        let object = DataObject {
+            resource_version: content.resource_version.clone(),
+            content: Some(content),
+        };
+        self.laid.insert(
+            (source, (namespace.to_owned(), name.to_owned())),
+            Some(object),
+        );
+    }
+
+    /// An object found missing when read, whatever the base still says.
+    pub fn missing(&mut self, source: AssetSource, namespace: &str, name: &str) {
+        self.laid
+            .insert((source, (namespace.to_owned(), name.to_owned())), None);
+    }
+}
+
+impl<V: InputView + ?Sized> InputView for WithContent<'_, V> {
+    fn objects<T: Input>(&self) -> &Objects<T> {
+        self.base.objects()
+    }
+
+    fn namespace_labels(&self, name: &str) -> &Labels {
+        self.base.namespace_labels(name)
+    }
+
+    fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject> {
+        match self
+            .laid
+            .get(&(source, (namespace.to_owned(), name.to_owned())))
+        {
+            Some(laid) => laid.as_ref(),
+            None => self.base.data_object(source, namespace, name),
+        }
     }
 }
 
@@ -597,6 +715,58 @@ spec:
             [Some(
                 "spec.metrics.remoteWrite[0].basicAuth.password".to_owned()
             )]
+        );
+    }
+
+    #[test]
+    fn laid_content_counts_while_the_base_holds_the_version_it_was_read_at() {
+        let mut loader = crate::manifest::Loader::new();
+        loader.add_source("agent.yaml", AGENT);
+        let mut base = loader.finish().store;
+        let agent = base.agents().next().expect("the agent").clone();
+        let s = AssetSource::Secret;
+        let content = |version: &str| {
+            Arc::new(DataContent::new(
+                Some(version.to_owned()),
+                BTreeSet::from(["pw".to_owned(), "user".to_owned()]),
+                KeyValues::from([
+                    ("pw".to_owned(), b"secret".to_vec()),
+                    ("user".to_owned(), b"me".to_vec()),
+                ]),
+            ))
+        };
+        base.apply_meta(s, "ops", "creds", Some("5".into()));
+
+        // Read at the version the base holds: current.
+        let mut view = WithContent::new(&base);
+        view.lay(s, "ops", "creds", content("5"));
+        assert!(discover(&agent, &view).to_load.is_empty());
+        // Read at an older version: loaded again.
+        let mut view = WithContent::new(&base);
+        view.lay(s, "ops", "creds", content("4"));
+        assert_eq!(discover(&agent, &view).to_load.len(), 1);
+        // Just read, newer than the base knows: taken at the version read.
+        let mut view = WithContent::new(&base);
+        view.read(s, "ops", "creds", content("6"));
+        let d = discover(&agent, &view);
+        assert!(d.to_load.is_empty());
+        assert_eq!(d.hierarchy.assets.secret_data().len(), 2);
+        // Found missing when read: a missing Secret, whatever the base says.
+        let mut view = WithContent::new(&base);
+        view.missing(s, "ops", "creds");
+        assert!(view.data_object(s, "ops", "creds").is_none());
+        assert!(discover(&agent, &view).to_load.is_empty());
+        // Nothing is laid over an object the base does not hold.
+        base.delete(Kind::Secret, "ops", "creds");
+        let mut view = WithContent::new(&base);
+        view.lay(s, "ops", "creds", content("5"));
+        assert!(view.data_object(s, "ops", "creds").is_none());
+        // The base's copy stays without values.
+        base.apply_meta(s, "ops", "creds", Some("5".into()));
+        assert_eq!(
+            base.data_object(s, "ops", "creds")
+                .map(DataObject::current_content),
+            Some(None)
         );
     }
 }

@@ -206,6 +206,91 @@ async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
     }
 }
 
+/// What changed while no operator ran is found at the next start: each agent's first
+/// reconcile scans every object for entries it no longer wants (later ones only look at the
+/// objects the reverse index says it dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entries_left_behind_while_the_operator_was_down_are_removed_at_start() {
+    for backend in testenv::backends() {
+        let env = TestEnv::start(backend).await.unwrap();
+        install_crds(&env).await;
+        let ns = env.create_namespace("status-down").await.unwrap();
+        kubectl_ok(
+            &env,
+            &["apply", "--server-side", "-n", &ns, "-f", "-"],
+            Some(&manifests(&ns)),
+        )
+        .await;
+        let instances: Api<MetricsInstance> = Api::namespaced(env.client(), &ns);
+        let agents: Api<GrafanaAgent> = Api::namespaced(env.client(), &ns);
+        let (alpha, beta) = (format!("{ns}/alpha"), format!("{ns}/beta"));
+        beside_operator(&env, &ns, async {
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] both agents' entries"),
+                &[
+                    (alpha.clone(), "InvalidConfiguration", 1),
+                    (beta.clone(), "InvalidConfiguration", 1),
+                ],
+            )
+            .await;
+        })
+        .await;
+
+        // No operator: alpha is deleted, beta stops selecting the instance.
+        agents
+            .delete("alpha", &DeleteParams::default())
+            .await
+            .unwrap();
+        let unselect = json!({
+            "apiVersion": "monitoring.grafana.com/v1alpha1",
+            "kind": "GrafanaAgent",
+            "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": "other"}}}},
+        });
+        agents
+            .patch("beta", &PatchParams::default(), &Patch::Merge(&unselect))
+            .await
+            .unwrap();
+        assert_eq!(entries(&instances).await.len(), 2, "[{backend}]");
+
+        beside_operator(&env, &ns, async {
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] both entries removed at start"),
+                &[],
+            )
+            .await;
+            // Selected again, then dropped again: found through the reverse index.
+            let select = json!({
+                "apiVersion": "monitoring.grafana.com/v1alpha1",
+                "kind": "GrafanaAgent",
+                "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": "shared"}}}},
+            });
+            agents
+                .patch("beta", &PatchParams::default(), &Patch::Merge(&select))
+                .await
+                .unwrap();
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] beta's entry back"),
+                &[(beta.clone(), "InvalidConfiguration", 1)],
+            )
+            .await;
+            agents
+                .patch("beta", &PatchParams::default(), &Patch::Merge(&unselect))
+                .await
+                .unwrap();
+            wait_for_entries(
+                &instances,
+                &format!("[{backend}] beta's entry removed again"),
+                &[],
+            )
+            .await;
+        })
+        .await;
+    }
+}
+
 fn pod_logs_manifests(namespace: &str) -> String {
     format!(
         "apiVersion: monitoring.grafana.com/v1alpha1
