@@ -785,13 +785,8 @@ fn remove_ours_only(
 
 fn q21_desired_hash(ours: &mut Objects, upstream: &mut Objects) -> usize {
     // On the agents' objects, and on the kubelet Service and Endpoints.
-    [
-        "operator.agent.grafana.com/desired-hash",
-        "monitoring.grafana.com/agent-operator-hash",
-    ]
-    .iter()
-    .map(|key| remove_ours_only(ours, upstream, &[], "/metadata/annotations", key))
-    .sum()
+    let key = "operator.agent.grafana.com/desired-hash";
+    remove_ours_only(ours, upstream, &[], "/metadata/annotations", key)
 }
 
 fn q22_secret_controller_reference(ours: &mut Objects, upstream: &mut Objects) -> usize {

@@ -21,7 +21,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
-use render::desired::{DesiredObject, PlannedObject};
+use render::desired::{DesiredObject, ManagedKind, PlannedObject};
 use render::discover::Hierarchy;
 use render::workloads::prune::{ExistingObject, objects_to_delete};
 use serde::Serialize;
@@ -54,7 +54,7 @@ impl Applied {
 
 /// The hash of `object`'s content, with ownerReference UIDs blanked so that `render` (which
 /// knows no UID) computes the same for the same inputs.
-pub fn desired_hash(object: &DesiredObject) -> Result<String, serde_json::Error> {
+pub fn desired_hash<T: Serialize>(object: &T) -> Result<String, serde_json::Error> {
     let mut value = serde_json::to_value(object)?;
     if let Some(owners) = value
         .pointer_mut("/metadata/ownerReferences")
@@ -177,7 +177,7 @@ pub(crate) async fn apply(
             namespace,
             metrics,
         };
-        own.set(kind, namespace, name, Some(Left::Writing));
+        own.set(kind.as_str(), namespace, name, Some(Left::Writing));
         let result = match object.clone() {
             DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await,
             DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await,
@@ -189,19 +189,19 @@ pub(crate) async fn apply(
             Ok(left) => left,
             // Retried as a whole, with backoff.
             Err(e) if e.is_transient() => {
-                own.set(kind, namespace, name, None);
+                own.set(kind.as_str(), namespace, name, None);
                 return Err(e);
             }
             // Refused for good: the other objects are still written (one bad object must not
             // keep, say, the logs DaemonSet from existing), and the refusal is reported.
             Err(e) => {
-                own.set(kind, namespace, name, None);
+                own.set(kind.as_str(), namespace, name, None);
                 applied.refused.push(e);
                 continue;
             }
         };
         own.set(
-            kind,
+            kind.as_str(),
             namespace,
             name,
             left.resource_version.clone().map(Left::Version),
@@ -212,7 +212,7 @@ pub(crate) async fn apply(
     let existing = existing(stores, namespace);
     for stale in objects_to_delete(h, objects, &existing) {
         delete(client, stale).await?;
-        own.set(stale.kind.clone(), &stale.namespace, &stale.name, None);
+        own.set(stale.kind.as_str(), &stale.namespace, &stale.name, None);
         applied
             .deleted
             .push(format!("{} {}", stale.kind, stale.name));
@@ -220,13 +220,30 @@ pub(crate) async fn apply(
     Ok(applied)
 }
 
-fn with_hash<K: Resource>(mut object: K, hash: &str) -> K {
+/// `object` carrying `hash` (its [`desired_hash`]) in [`DESIRED_HASH_ANNOTATION`]: whoever
+/// writes next tells from its cache alone whether the content changed.
+pub(crate) fn with_hash<K: Resource>(mut object: K, hash: &str) -> K {
     object
         .meta_mut()
         .annotations
         .get_or_insert_with(Default::default)
         .insert(DESIRED_HASH_ANNOTATION.to_owned(), hash.to_owned());
     object
+}
+
+/// The [`desired_hash`] a live object was written from, if the operator wrote it.
+pub(crate) fn hash_of<K: Resource>(live: &K) -> Option<&str> {
+    live.meta()
+        .annotations
+        .as_ref()?
+        .get(DESIRED_HASH_ANNOTATION)
+        .map(String::as_str)
+}
+
+/// How the operator writes every object it manages, an agent's or the kubelet Service's: a
+/// server-side apply under [`FIELD_MANAGER`], forced, so fields other managers own survive.
+pub(crate) fn apply_params() -> PatchParams {
+    PatchParams::apply(FIELD_MANAGER).force()
 }
 
 struct Writer<'a> {
@@ -250,7 +267,7 @@ impl Writer<'_> {
         let kind = K::kind(&());
         let name = object.meta().name.clone().unwrap_or_default();
         let what = format!("{kind} {}/{name}", self.namespace);
-        let params = PatchParams::apply(FIELD_MANAGER).force();
+        let params = apply_params();
         let result = api
             .patch(&name, &params, &Patch::Apply(&object))
             .await
@@ -309,12 +326,7 @@ fn live_state(stores: &Stores, object: &DesiredObject, namespace: &str) -> Optio
     }
     fn state<K: Resource>(live: &K, drift: Option<String>) -> LiveState {
         LiveState {
-            hash: live
-                .meta()
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(DESIRED_HASH_ANNOTATION))
-                .cloned(),
+            hash: hash_of(live).map(str::to_owned),
             drift,
         }
     }
@@ -508,7 +520,7 @@ fn quantity(text: &str) -> Option<i128> {
 
 /// The objects of the kinds the operator creates in `namespace`, as the stores hold them.
 fn existing(stores: &Stores, namespace: &str) -> Vec<ExistingObject> {
-    fn of<K>(store: &Store<K>, kind: &str, namespace: &str, out: &mut Vec<ExistingObject>)
+    fn of<K>(store: &Store<K>, kind: ManagedKind, namespace: &str, out: &mut Vec<ExistingObject>)
     where
         K: Resource<DynamicType = ()> + Clone,
     {
@@ -516,17 +528,21 @@ fn existing(stores: &Stores, namespace: &str) -> Vec<ExistingObject> {
         out.extend(in_namespace.iter().map(|o| existing_object(kind, o.meta())));
     }
     let mut out = Vec::new();
-    of(&stores.secrets, "Secret", namespace, &mut out);
-    of(&stores.services, "Service", namespace, &mut out);
-    of(&stores.stateful_sets, "StatefulSet", namespace, &mut out);
-    of(&stores.daemon_sets, "DaemonSet", namespace, &mut out);
-    of(&stores.deployments, "Deployment", namespace, &mut out);
+    for kind in ManagedKind::ALL {
+        match kind {
+            ManagedKind::Secret => of(&stores.secrets, kind, namespace, &mut out),
+            ManagedKind::Service => of(&stores.services, kind, namespace, &mut out),
+            ManagedKind::StatefulSet => of(&stores.stateful_sets, kind, namespace, &mut out),
+            ManagedKind::DaemonSet => of(&stores.daemon_sets, kind, namespace, &mut out),
+            ManagedKind::Deployment => of(&stores.deployments, kind, namespace, &mut out),
+        }
+    }
     out
 }
 
-fn existing_object(kind: &str, meta: &ObjectMeta) -> ExistingObject {
+fn existing_object(kind: ManagedKind, meta: &ObjectMeta) -> ExistingObject {
     ExistingObject {
-        kind: kind.to_owned(),
+        kind,
         namespace: meta.namespace.clone().unwrap_or_default(),
         name: meta.name.clone().unwrap_or_default(),
         labels: meta.labels.clone().unwrap_or_default(),
@@ -550,12 +566,12 @@ async fn delete(client: &Client, object: &ExistingObject) -> Result<(), Error> {
             Err(e) => Err(e),
         }
     }
-    let result = match object.kind.as_str() {
-        "Secret" => by_kind::<Secret>(client, object).await,
-        "Service" => by_kind::<Service>(client, object).await,
-        "StatefulSet" => by_kind::<StatefulSet>(client, object).await,
-        "DaemonSet" => by_kind::<DaemonSet>(client, object).await,
-        _ => by_kind::<Deployment>(client, object).await,
+    let result = match object.kind {
+        ManagedKind::Secret => by_kind::<Secret>(client, object).await,
+        ManagedKind::Service => by_kind::<Service>(client, object).await,
+        ManagedKind::StatefulSet => by_kind::<StatefulSet>(client, object).await,
+        ManagedKind::DaemonSet => by_kind::<DaemonSet>(client, object).await,
+        ManagedKind::Deployment => by_kind::<Deployment>(client, object).await,
     };
     result.map_err(Error::api(format!(
         "deleting {} {}/{}",

@@ -21,23 +21,19 @@ use k8s_openapi::api::discovery::v1::{
     Endpoint, EndpointConditions, EndpointPort as SlicePort, EndpointSlice,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::api::{DeleteParams, Patch};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource};
-use md5::{Digest, Md5};
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
+use crate::apply;
 use crate::backoff::Backoff;
 
-/// Server-side apply field manager of every write.
-pub const FIELD_MANAGER: &str = "agent-operator";
-/// Digest of the content we applied; equal digests mean there is nothing to write.
-pub const CONTENT_HASH_ANNOTATION: &str = "monitoring.grafana.com/agent-operator-hash";
 const SLICE_MANAGER: &str = "agent-operator";
 /// The API server refuses EndpointSlices with more endpoints than this.
 const MAX_ENDPOINTS_PER_SLICE: usize = 1000;
@@ -54,7 +50,7 @@ pub enum KubeletError {
     #[error("kubelet controller: {verb} {kind} {namespace}/{name}: {source}")]
     Write {
         verb: &'static str,
-        kind: &'static str,
+        kind: String,
         namespace: String,
         name: String,
         source: kube::Error,
@@ -479,7 +475,7 @@ impl KubeletController {
                 Err(source) => {
                     return Err(KubeletError::Write {
                         verb: "deleting",
-                        kind: "EndpointSlice",
+                        kind: "EndpointSlice".to_owned(),
                         namespace: ns.clone(),
                         name: name.to_string(),
                         source,
@@ -534,16 +530,8 @@ fn gauge_value(count: usize) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-/// A digest of the object's canonical JSON (k8s-openapi maps are ordered).
-fn content_hash<T: Serialize>(object: &T) -> String {
-    let json = serde_json::to_vec(object).unwrap_or_default();
-    Md5::digest(&json)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Server-side applies `desired` unless the live object in `cache` carries its digest.
+/// Server-side applies `desired` (through the writer of every managed object, `apply`) unless
+/// the live object in `cache` was written from the same content.
 async fn apply_if_changed<K>(
     client: &Client,
     namespace: &str,
@@ -558,51 +546,25 @@ where
         + fmt::Debug,
 {
     let name = desired.meta().name.clone().unwrap_or_default();
-    let hash = content_hash(desired);
+    let failed = |source| KubeletError::Write {
+        verb: "applying",
+        kind: K::kind(&()).into_owned(),
+        namespace: namespace.to_string(),
+        name: name.clone(),
+        source,
+    };
+    let hash = apply::desired_hash(desired).map_err(|e| failed(kube::Error::SerdeError(e)))?;
     let live = cache.get(&ObjectRef::new(&name).within(namespace));
-    let live_hash = live
-        .as_ref()
-        .and_then(|o| o.meta().annotations.as_ref())
-        .and_then(|a| a.get(CONTENT_HASH_ANNOTATION));
-    if live_hash == Some(&hash) {
+    if live.as_deref().and_then(apply::hash_of) == Some(hash.as_str()) {
         return Ok(());
     }
-    let mut object = desired.clone();
-    object
-        .meta_mut()
-        .annotations
-        .get_or_insert_with(BTreeMap::new)
-        .insert(CONTENT_HASH_ANNOTATION.to_string(), hash);
-    let mut document = serde_json::to_value(&object).unwrap_or_default();
-    // Apply bodies must carry apiVersion and kind, which k8s-openapi adds when serializing.
+    let object = apply::with_hash(desired.clone(), &hash);
     debug!(kind = %K::kind(&()), namespace, %name, "applying");
     let api: Api<K> = Api::namespaced(client.clone(), namespace);
-    if let Some(map) = document.as_object_mut() {
-        map.remove("status");
-    }
-    api.patch(
-        &name,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&document),
-    )
-    .await
-    .map(|_| ())
-    .map_err(|source| KubeletError::Write {
-        verb: "applying",
-        kind: kind_name::<K>(),
-        namespace: namespace.to_string(),
-        name,
-        source,
-    })
-}
-
-fn kind_name<K: Resource<DynamicType = ()>>() -> &'static str {
-    match K::kind(&()).as_ref() {
-        "Service" => "Service",
-        "Endpoints" => "Endpoints",
-        "EndpointSlice" => "EndpointSlice",
-        _ => "object",
-    }
+    api.patch(&name, &apply::apply_params(), &Patch::Apply(&object))
+        .await
+        .map(|_| ())
+        .map_err(failed)
 }
 
 #[cfg(test)]

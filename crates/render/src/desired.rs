@@ -38,6 +38,56 @@ pub struct PlanOptions {
     pub runtime: Runtime,
 }
 
+/// The kinds of object the operator writes for an agent. Every match over them is exhaustive
+/// (what to compare, how to delete, which subsystem an existing object belongs to), so a new
+/// kind cannot be left out of pruning unnoticed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ManagedKind {
+    Secret,
+    Service,
+    StatefulSet,
+    DaemonSet,
+    Deployment,
+}
+
+impl ManagedKind {
+    pub const ALL: [ManagedKind; 5] = [
+        ManagedKind::Secret,
+        ManagedKind::Service,
+        ManagedKind::StatefulSet,
+        ManagedKind::DaemonSet,
+        ManagedKind::Deployment,
+    ];
+
+    /// The Kubernetes kind name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ManagedKind::Secret => "Secret",
+            ManagedKind::Service => "Service",
+            ManagedKind::StatefulSet => "StatefulSet",
+            ManagedKind::DaemonSet => "DaemonSet",
+            ManagedKind::Deployment => "Deployment",
+        }
+    }
+
+    /// Within a subsystem, upstream applies config before the Service before the workloads.
+    fn apply_rank(self) -> u8 {
+        match self {
+            ManagedKind::Secret => 0,
+            ManagedKind::Service => 1,
+            ManagedKind::StatefulSet => 2,
+            ManagedKind::Deployment => 3,
+            ManagedKind::DaemonSet => 4,
+        }
+    }
+}
+
+impl std::fmt::Display for ManagedKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The part of an agent an object serves. A subsystem runs while it has instances (metrics,
 /// logs) or Integrations (each integrations workload); its objects are applied together and
 /// pruned together.
@@ -85,46 +135,45 @@ impl Subsystem {
     }
 
     /// The kinds a completely planned subsystem holds at least one object of.
-    pub fn kinds(self) -> &'static [&'static str] {
+    pub fn kinds(self) -> &'static [ManagedKind] {
+        use ManagedKind::{DaemonSet, Deployment, Secret, Service, StatefulSet};
         match self {
-            Subsystem::Shared => &["Secret"],
-            Subsystem::Metrics => &["Secret", "Service", "StatefulSet"],
-            Subsystem::Logs | Subsystem::IntegrationsDaemonSet => &["Secret", "DaemonSet"],
-            Subsystem::IntegrationsDeployment => &["Secret", "Deployment"],
+            Subsystem::Shared => &[Secret],
+            Subsystem::Metrics => &[Secret, Service, StatefulSet],
+            Subsystem::Logs | Subsystem::IntegrationsDaemonSet => &[Secret, DaemonSet],
+            Subsystem::IntegrationsDeployment => &[Secret, Deployment],
         }
     }
 
     /// The subsystem of an object of this agent that exists in the cluster, from the names
     /// the operator gives its objects (an existing object carries no other trace of it);
     /// `None` for anything else the agent owns.
-    pub fn of_existing(agent: &str, kind: &str, name: &str) -> Option<Subsystem> {
-        if kind == "StatefulSet" {
+    pub fn of_existing(agent: &str, kind: ManagedKind, name: &str) -> Option<Subsystem> {
+        let named = |wanted: String, subsystem: Subsystem| (name == wanted).then_some(subsystem);
+        match kind {
             // Any shard: their number changes.
-            return Some(Subsystem::Metrics);
-        }
-        let objects = [
-            ("Secret", assets_secret_name(agent), Subsystem::Shared),
-            ("Service", service_name(agent), Subsystem::Metrics),
-            ("DaemonSet", logs_daemonset_name(agent), Subsystem::Logs),
-            (
-                "Deployment",
+            ManagedKind::StatefulSet => Some(Subsystem::Metrics),
+            ManagedKind::Service => named(service_name(agent), Subsystem::Metrics),
+            ManagedKind::DaemonSet => {
+                named(logs_daemonset_name(agent), Subsystem::Logs).or_else(|| {
+                    named(
+                        integrations_workload_name(agent, true),
+                        Subsystem::IntegrationsDaemonSet,
+                    )
+                })
+            }
+            ManagedKind::Deployment => named(
                 integrations_workload_name(agent, false),
                 Subsystem::IntegrationsDeployment,
             ),
-            (
-                "DaemonSet",
-                integrations_workload_name(agent, true),
-                Subsystem::IntegrationsDaemonSet,
-            ),
-        ];
-        let configs = Subsystem::WITH_CONFIG
-            .into_iter()
-            .filter_map(|s| Some(("Secret", s.config_secret_name(agent)?, s)));
-        objects
-            .into_iter()
-            .chain(configs)
-            .find(|(k, n, _)| *k == kind && n == name)
-            .map(|(_, _, s)| s)
+            ManagedKind::Secret => {
+                named(assets_secret_name(agent), Subsystem::Shared).or_else(|| {
+                    Subsystem::WITH_CONFIG
+                        .into_iter()
+                        .find(|s| s.config_secret_name(agent).as_deref() == Some(name))
+                })
+            }
+        }
     }
 
     /// Upstream's actor order (spec 3.1): assets, metrics, logs, then both integrations
@@ -200,13 +249,13 @@ pub enum DesiredObject {
 }
 
 impl DesiredObject {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ManagedKind {
         match self {
-            DesiredObject::Secret(_) => "Secret",
-            DesiredObject::Service(_) => "Service",
-            DesiredObject::StatefulSet(_) => "StatefulSet",
-            DesiredObject::DaemonSet(_) => "DaemonSet",
-            DesiredObject::Deployment(_) => "Deployment",
+            DesiredObject::Secret(_) => ManagedKind::Secret,
+            DesiredObject::Service(_) => ManagedKind::Service,
+            DesiredObject::StatefulSet(_) => ManagedKind::StatefulSet,
+            DesiredObject::DaemonSet(_) => ManagedKind::DaemonSet,
+            DesiredObject::Deployment(_) => ManagedKind::Deployment,
         }
     }
 
@@ -223,17 +272,6 @@ impl DesiredObject {
     pub fn name(&self) -> &str {
         self.metadata().name.as_deref().unwrap_or_default()
     }
-
-    /// Within a subsystem, upstream applies config before the Service before the workloads.
-    fn kind_rank(&self) -> u8 {
-        match self {
-            DesiredObject::Secret(_) => 0,
-            DesiredObject::Service(_) => 1,
-            DesiredObject::StatefulSet(_) => 2,
-            DesiredObject::Deployment(_) => 3,
-            DesiredObject::DaemonSet(_) => 4,
-        }
-    }
 }
 
 /// A desired object and the subsystem it serves.
@@ -248,7 +286,7 @@ impl PlannedObject {
         PlannedObject { subsystem, object }
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ManagedKind {
         self.object.kind()
     }
 
@@ -260,7 +298,7 @@ impl PlannedObject {
     pub fn apply_order(&self) -> (u8, u8, &str) {
         (
             self.subsystem.apply_rank(),
-            self.object.kind_rank(),
+            self.object.kind().apply_rank(),
             self.name(),
         )
     }
@@ -274,38 +312,58 @@ mod tests {
     fn every_generated_name_maps_back_to_its_subsystem() {
         let agent = "a";
         let named = [
-            ("Secret", assets_secret_name(agent), Subsystem::Shared),
-            ("Secret", "a-config".to_owned(), Subsystem::Metrics),
-            ("Service", service_name(agent), Subsystem::Metrics),
             (
-                "StatefulSet",
+                ManagedKind::Secret,
+                assets_secret_name(agent),
+                Subsystem::Shared,
+            ),
+            (
+                ManagedKind::Secret,
+                "a-config".to_owned(),
+                Subsystem::Metrics,
+            ),
+            (
+                ManagedKind::Service,
+                service_name(agent),
+                Subsystem::Metrics,
+            ),
+            (
+                ManagedKind::StatefulSet,
                 statefulset_name(agent, 0),
                 Subsystem::Metrics,
             ),
             (
-                "StatefulSet",
+                ManagedKind::StatefulSet,
                 statefulset_name(agent, 7),
                 Subsystem::Metrics,
             ),
-            ("Secret", "a-logs-config".to_owned(), Subsystem::Logs),
-            ("DaemonSet", logs_daemonset_name(agent), Subsystem::Logs),
             (
-                "Secret",
+                ManagedKind::Secret,
+                "a-logs-config".to_owned(),
+                Subsystem::Logs,
+            ),
+            (
+                ManagedKind::DaemonSet,
+                logs_daemonset_name(agent),
+                Subsystem::Logs,
+            ),
+            (
+                ManagedKind::Secret,
                 "a-integrations-deploy-config".to_owned(),
                 Subsystem::IntegrationsDeployment,
             ),
             (
-                "Deployment",
+                ManagedKind::Deployment,
                 integrations_workload_name(agent, false),
                 Subsystem::IntegrationsDeployment,
             ),
             (
-                "Secret",
+                ManagedKind::Secret,
                 "a-integrations-ds-config".to_owned(),
                 Subsystem::IntegrationsDaemonSet,
             ),
             (
-                "DaemonSet",
+                ManagedKind::DaemonSet,
                 integrations_workload_name(agent, true),
                 Subsystem::IntegrationsDaemonSet,
             ),
@@ -318,9 +376,9 @@ mod tests {
             );
         }
         for (kind, name) in [
-            ("Secret", "a-other"),
-            ("DaemonSet", "a-config"),
-            ("Secret", "b-config"),
+            (ManagedKind::Secret, "a-other"),
+            (ManagedKind::DaemonSet, "a-config"),
+            (ManagedKind::Secret, "b-config"),
         ] {
             assert_eq!(
                 Subsystem::of_existing(agent, kind, name),

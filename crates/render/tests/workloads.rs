@@ -108,7 +108,7 @@ fn pod_spec(o: &DesiredObject) -> &PodSpec {
 fn find<'a>(p: &'a WorkloadPlan, kind: &str, name: &str) -> &'a DesiredObject {
     p.objects
         .iter()
-        .find(|o| o.kind() == kind && o.name() == name)
+        .find(|o| o.kind().as_str() == kind && o.name() == name)
         .map(|o| &o.object)
         .unwrap_or_else(|| {
             let have: Vec<_> = p.objects.iter().map(|o| (o.kind(), o.name())).collect();
@@ -141,7 +141,7 @@ fn volume_names(spec: &PodSpec) -> Vec<String> {
 fn names(p: &WorkloadPlan) -> Vec<(String, String)> {
     p.objects
         .iter()
-        .map(|o| (o.kind().to_owned(), o.name().to_owned()))
+        .map(|o| (o.kind().to_string(), o.name().to_owned()))
         .collect()
 }
 
@@ -186,7 +186,7 @@ fn shards_and_replicas() {
     let sts: Vec<&str> = p
         .objects
         .iter()
-        .filter(|o| o.kind() == "StatefulSet")
+        .filter(|o| o.kind().as_str() == "StatefulSet")
         .map(|o| o.name())
         .collect();
     assert_eq!(sts, ["agent", "agent-shard-1", "agent-shard-2"]);
@@ -231,7 +231,7 @@ fn shards_below_two_mean_one() {
     assert_eq!(
         p.objects
             .iter()
-            .filter(|o| o.kind() == "StatefulSet")
+            .filter(|o| o.kind().as_str() == "StatefulSet")
             .count(),
         1
     );
@@ -256,7 +256,7 @@ fn negative_replicas_are_refused() {
     assert_eq!(
         p.objects
             .iter()
-            .filter(|o| o.kind() == "StatefulSet")
+            .filter(|o| o.kind().as_str() == "StatefulSet")
             .count(),
         0
     );
@@ -331,7 +331,7 @@ fn q11_the_operated_service_selects_only_metrics_pods() {
         .and_then(|m| m.labels.clone());
         let Some(labels) = labels else { continue };
         let selected = selector.iter().all(|(k, v)| labels.get(k) == Some(v));
-        assert_eq!(selected, o.kind() == "StatefulSet", "{}", o.name());
+        assert_eq!(selected, o.kind().as_str() == "StatefulSet", "{}", o.name());
     }
 }
 
@@ -599,8 +599,12 @@ fn existing(kind: &str, namespace: &str, name: &str, uid: &str, managed: bool) -
             "grafana-agent-operator".to_owned(),
         );
     }
+    let kind = render::desired::ManagedKind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == kind)
+        .expect("a managed kind");
     ExistingObject {
-        kind: kind.to_owned(),
+        kind,
         namespace: namespace.to_owned(),
         name: name.to_owned(),
         labels,
@@ -1013,7 +1017,7 @@ fn upstream_runtime_class_name_passes_through_and_unset_stays_unset() {
 fn upstream_agent_deploy_mode_is_the_second_env_var() {
     let p = plan(&everything(AGENT));
     for o in &p.objects {
-        if o.kind() == "Service" {
+        if o.kind().as_str() == "Service" {
             continue;
         }
         let agent = container(pod_spec(&o.object), "grafana-agent");
@@ -1112,7 +1116,11 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
         ]
     );
 
-    let names: Vec<(&str, &str)> = p.objects.iter().map(|o| (o.kind(), o.name())).collect();
+    let names: Vec<(&str, &str)> = p
+        .objects
+        .iter()
+        .map(|o| (o.kind().as_str(), o.name()))
+        .collect();
     assert_eq!(
         names,
         [
@@ -1135,7 +1143,7 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
     let deployment = p
         .objects
         .iter()
-        .find(|o| o.kind() == "Deployment")
+        .find(|o| o.kind().as_str() == "Deployment")
         .expect("deployment");
     let deployment = &deployment.object;
     let spec = pod_spec(deployment);
@@ -1227,7 +1235,7 @@ fn shards_and_replicas_beyond_the_bound_are_refused_and_the_rest_is_planned() {
             "{kinds:?}"
         );
         let running = [ExistingObject {
-            kind: "StatefulSet".to_owned(),
+            kind: render::desired::ManagedKind::StatefulSet,
             namespace: "monitoring".to_owned(),
             name: "agent".to_owned(),
             labels: BTreeMap::from([(

@@ -18,15 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
-use crate::desired::{MANAGED_BY_LABEL, MANAGED_BY_VALUE, PlannedObject, Subsystem};
+use crate::desired::{MANAGED_BY_LABEL, MANAGED_BY_VALUE, ManagedKind, PlannedObject, Subsystem};
 use crate::discover::Hierarchy;
 
 /// What the controller knows about an object that exists in the cluster.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExistingObject {
-    /// `Secret`, `Service`, `StatefulSet`, `DaemonSet` or `Deployment`, as
-    /// [`crate::desired::DesiredObject::kind`] names them.
-    pub kind: String,
+    pub kind: ManagedKind,
     pub namespace: String,
     pub name: String,
     pub labels: BTreeMap<String, String>,
@@ -54,8 +52,9 @@ pub fn objects_to_delete<'a>(
     let agent = h.agent_name();
     let namespace = h.agent_namespace();
     let uid = h.agent.metadata.uid.as_deref().unwrap_or_default();
-    let planned: BTreeSet<(&str, &str)> = desired.iter().map(|o| (o.kind(), o.name())).collect();
-    let planned_kinds: BTreeSet<(Subsystem, &str)> =
+    let planned: BTreeSet<(ManagedKind, &str)> =
+        desired.iter().map(|o| (o.kind(), o.name())).collect();
+    let planned_kinds: BTreeSet<(Subsystem, ManagedKind)> =
         desired.iter().map(|o| (o.subsystem, o.kind())).collect();
     // Every kind the subsystem consists of is planned: it was built whole.
     let complete = |s: Subsystem| s.kinds().iter().all(|k| planned_kinds.contains(&(s, *k)));
@@ -68,12 +67,12 @@ pub fn objects_to_delete<'a>(
             if !managed || !owned || o.namespace != namespace {
                 return false;
             }
-            if planned.contains(&(o.kind.as_str(), o.name.as_str())) {
+            if planned.contains(&(o.kind, o.name.as_str())) {
                 return false;
             }
             // Anything else the agent owns and manages (e.g. from an older operator version)
             // belongs to no subsystem and goes.
-            Subsystem::of_existing(agent, &o.kind, &o.name)
+            Subsystem::of_existing(agent, o.kind, &o.name)
                 .is_none_or(|s| !enabled(h, s) || complete(s))
         })
         .collect()
