@@ -5,8 +5,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A test run builds each crate once: incremental compilation data would only add 4 GB to
-# target/ (a third of it) and time to every build, and CI starts from a clean checkout.
+# the target directory (a third of it) and time to every build.
 export CARGO_INCREMENTAL=0
+# Builds go to one target directory under ~/.cache that every checkout shares, so a fresh
+# clone (as CI makes) reuses the dependencies built before and compiles only the workspace's
+# own crates (whose source is new to cargo). A workspace crate's artifacts are named after its
+# checkout's path, so each new path adds a set of them: past TARGET_CACHE_LIMIT_GB the
+# directory starts afresh.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agent-operator/cargo-target}"
+TARGET_CACHE_LIMIT_GB=${TARGET_CACHE_LIMIT_GB:-40}
+mkdir -p "$CARGO_TARGET_DIR"
+if [ "$(du -s --block-size=1G "$CARGO_TARGET_DIR" | cut -f1)" -gt "$TARGET_CACHE_LIMIT_GB" ]; then
+  echo "== $CARGO_TARGET_DIR is over ${TARGET_CACHE_LIMIT_GB} GB: starting it afresh"
+  rm -rf "$CARGO_TARGET_DIR"
+  mkdir -p "$CARGO_TARGET_DIR"
+fi
 
 scripts/install-promtool.sh
 # helm, for the Helm chart's tests (crates/cli/tests/deploy.rs): built once from its pinned Go
@@ -107,7 +120,7 @@ other_lane() {
     cargo test --workspace --locked --lib --bins $tests &&
     cargo test --workspace --locked --doc
 }
-node_log=target/test-node-lane.log
+node_log=$CARGO_TARGET_DIR/test-node-lane.log
 start=$SECONDS
 (node_lane) > "$node_log" 2>&1 &
 node_pid=$!
