@@ -55,6 +55,137 @@ impl Params {
     }
 }
 
+/// The [`AGENT_LABEL`] value of the monitors every agent of an [`AgentsShape`] selects.
+pub const SHARED_LABEL: &str = "shared";
+
+/// Many agents, each with namespaces of its own, plus namespaces every agent selects (the
+/// controller benchmark's "50k ServiceMonitors over 10 GrafanaAgents"). ServiceMonitors only:
+/// no PodMonitors, Probes or PodLogs.
+///
+/// Namespace `a * namespaces_per_agent + k` is agent `a`'s `k`-th; the shared ones follow.
+/// Own ServiceMonitor `i` (below `service_monitors`) belongs to agent `i % agents`, in its
+/// namespace `(i / agents) % namespaces_per_agent`, labelled `agent-<a>`; each shared namespace
+/// holds one more ServiceMonitor (`service_monitors + s`) labelled [`SHARED_LABEL`]. Every
+/// agent's MetricsInstance selects its own label and the shared one. ServiceMonitor `i` has
+/// the same contents as in [`Params`]' shape (its own random stream); only where it sits and
+/// its agent label differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentsShape {
+    pub seed: u64,
+    /// The agents' own ServiceMonitors, all agents together.
+    pub service_monitors: usize,
+    /// At least 1.
+    pub agents: usize,
+    /// At least 1.
+    pub namespaces_per_agent: usize,
+    /// Each holds one ServiceMonitor every agent selects.
+    pub shared_namespaces: usize,
+}
+
+impl AgentsShape {
+    pub fn new(
+        service_monitors: usize,
+        agents: usize,
+        namespaces_per_agent: usize,
+        shared_namespaces: usize,
+        seed: u64,
+    ) -> Self {
+        AgentsShape {
+            seed,
+            service_monitors,
+            agents: agents.max(1),
+            namespaces_per_agent: namespaces_per_agent.max(1),
+            shared_namespaces,
+        }
+    }
+
+    /// Namespaces in all (the agents' own and the shared ones; `monitoring` not counted).
+    pub fn namespaces(&self) -> usize {
+        self.agents * self.namespaces_per_agent + self.shared_namespaces
+    }
+
+    /// ServiceMonitors in all: the agents' own plus one per shared namespace.
+    pub fn all_service_monitors(&self) -> usize {
+        self.service_monitors + self.shared_namespaces
+    }
+
+    /// The agent own ServiceMonitor `i` belongs to.
+    pub fn agent_of(&self, i: usize) -> usize {
+        i % self.agents
+    }
+
+    /// The `k`-th own ServiceMonitor of agent `a` (`k` wraps around its share): its index.
+    pub fn own_monitor(&self, a: usize, k: usize) -> usize {
+        let share = self
+            .service_monitors
+            .saturating_sub(a)
+            .div_ceil(self.agents)
+            .max(1);
+        (k % share) * self.agents + a
+    }
+
+    /// The index of shared ServiceMonitor `s`.
+    pub fn shared_monitor(&self, s: usize) -> usize {
+        self.service_monitors + s
+    }
+
+    /// ServiceMonitor `i`'s namespace and name (own or shared).
+    pub fn locate(&self, i: usize) -> (String, String) {
+        (
+            namespace_name(self.placement(i).namespace),
+            service_monitor_name(i),
+        )
+    }
+
+    fn placement(&self, i: usize) -> Placement {
+        if i < self.service_monitors {
+            let a = self.agent_of(i);
+            Placement {
+                namespace: a * self.namespaces_per_agent
+                    + (i / self.agents) % self.namespaces_per_agent,
+                agent_label: agent_name(a),
+            }
+        } else {
+            Placement {
+                namespace: self.agents * self.namespaces_per_agent + (i - self.service_monitors),
+                agent_label: SHARED_LABEL.to_owned(),
+            }
+        }
+    }
+
+    /// The input as files, as [`generate`] writes them.
+    pub fn generate(&self) -> Corpus {
+        let mut files = Vec::new();
+        for (stem, docs) in self.sections() {
+            push_files(&mut files, stem, &docs);
+        }
+        Corpus { files }
+    }
+
+    /// The same documents as [`Self::generate`], in the order they are meant to be created.
+    pub fn documents(&self) -> Vec<Value> {
+        self.sections()
+            .into_iter()
+            .flat_map(|(_, docs)| docs)
+            .collect()
+    }
+
+    fn sections(&self) -> Vec<(&'static str, Vec<Value>)> {
+        let namespaces = self.namespaces();
+        let [namespace_docs, agent_docs, secret_docs] =
+            common_sections(self.seed, namespaces, self.agents, Some(SHARED_LABEL));
+        let monitors = (0..self.all_service_monitors())
+            .map(|i| service_monitor(self.seed, 0, namespaces, i, &self.placement(i)))
+            .collect();
+        vec![
+            ("00-namespaces", namespace_docs),
+            ("10-agents", agent_docs),
+            ("20-secrets", secret_docs),
+            ("30-servicemonitors", monitors),
+        ]
+    }
+}
+
 /// The generated manifests: `(file name, YAML text)`, in the order they are meant to be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Corpus {
@@ -213,35 +344,22 @@ fn sections(p: &Params) -> Vec<(&'static str, Vec<Value>)> {
     let namespaces = p.namespaces.max(1);
     let agents = p.agents.max(1);
 
-    let mut namespace_docs: Vec<Value> = (0..namespaces).map(|i| namespace(p.seed, i)).collect();
-    namespace_docs.insert(
-        0,
-        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": AGENT_NAMESPACE}}),
-    );
-
-    let mut agent_docs = Vec::new();
-    for a in 0..agents {
-        agent_docs.extend(agent(a));
-    }
-    agent_docs.push(json!({
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": "remote-write", "namespace": AGENT_NAMESPACE},
-        "stringData": {"username": "bench", "password": "not-a-real-password"},
-    }));
-
+    let [namespace_docs, agent_docs, secret_docs] =
+        common_sections(p.seed, namespaces, agents, None);
     vec![
         ("00-namespaces", namespace_docs),
         ("10-agents", agent_docs),
-        (
-            "20-secrets",
-            (0..namespaces)
-                .flat_map(|i| namespace_secrets(p.seed, i))
-                .collect(),
-        ),
+        ("20-secrets", secret_docs),
         (
             "30-servicemonitors",
             (0..p.service_monitors)
-                .map(|i| service_monitor(p, namespaces, agents, i))
+                .map(|i| {
+                    let at = Placement {
+                        namespace: i % namespaces,
+                        agent_label: agent_name(i % agents),
+                    };
+                    service_monitor(p.seed, p.payload_bytes, namespaces, i, &at)
+                })
                 .collect(),
         ),
         (
@@ -263,6 +381,36 @@ fn sections(p: &Params) -> Vec<(&'static str, Vec<Value>)> {
                 .collect(),
         ),
     ]
+}
+
+/// The namespaces (the agents' own first), the agents with their remote-write Secret, and the
+/// namespaces' Secrets. `shared_label`: the agents' instances select their own label or this
+/// one; `None`, their own only.
+fn common_sections(
+    seed: u64,
+    namespaces: usize,
+    agents: usize,
+    shared_label: Option<&str>,
+) -> [Vec<Value>; 3] {
+    let mut namespace_docs: Vec<Value> = (0..namespaces).map(|i| namespace(seed, i)).collect();
+    namespace_docs.insert(
+        0,
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": AGENT_NAMESPACE}}),
+    );
+
+    let mut agent_docs = Vec::new();
+    for a in 0..agents {
+        agent_docs.extend(agent(a, shared_label));
+    }
+    agent_docs.push(json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "remote-write", "namespace": AGENT_NAMESPACE},
+        "stringData": {"username": "bench", "password": "not-a-real-password"},
+    }));
+    let secret_docs = (0..namespaces)
+        .flat_map(|i| namespace_secrets(seed, i))
+        .collect();
+    [namespace_docs, agent_docs, secret_docs]
 }
 
 /// Name of ServiceMonitor `i`.
@@ -315,10 +463,16 @@ fn namespace(seed: u64, i: usize) -> Value {
     })
 }
 
-/// A GrafanaAgent with one MetricsInstance and one LogsInstance selecting agent `a`'s share.
-fn agent(a: usize) -> Vec<Value> {
+/// A GrafanaAgent with one MetricsInstance and one LogsInstance selecting agent `a`'s share
+/// (and the objects labelled `shared_label`, if any).
+fn agent(a: usize, shared_label: Option<&str>) -> Vec<Value> {
     let name = agent_name(a);
-    let selector = json!({"matchLabels": {AGENT_LABEL: name}});
+    let selector = match shared_label {
+        None => json!({"matchLabels": {AGENT_LABEL: name}}),
+        Some(shared) => json!({"matchExpressions": [
+            {"key": AGENT_LABEL, "operator": "In", "values": [name, shared]},
+        ]}),
+    };
     let monitored = json!({"matchExpressions": [
         {"key": MONITORED_NAMESPACE_LABEL, "operator": "In", "values": ["true"]},
     ]});
@@ -449,9 +603,23 @@ fn payload(rng: &mut Rng, bytes: usize) -> Option<Value> {
         .then(|| json!({"targetLabel": "bench_payload", "replacement": rng.alphanumeric(bytes)}))
 }
 
-fn service_monitor(p: &Params, namespaces: usize, agents: usize, i: usize) -> Value {
-    let mut rng = Rng::for_object(p.seed, SERVICE_MONITOR, i);
-    let ns = namespace_name(i % namespaces);
+/// Where a generated object goes: its namespace's index and its [`AGENT_LABEL`] value.
+struct Placement {
+    namespace: usize,
+    agent_label: String,
+}
+
+/// ServiceMonitor `i` (its contents drawn from its own stream), placed at `at`; `namespaces`:
+/// how many there are, for the targets' namespaces.
+fn service_monitor(
+    seed: u64,
+    payload_bytes: usize,
+    namespaces: usize,
+    i: usize,
+    at: &Placement,
+) -> Value {
+    let mut rng = Rng::for_object(seed, SERVICE_MONITOR, i);
+    let ns = namespace_name(at.namespace);
     let app = format!("{}-{i}", rng.pick(APPS));
     let name = service_monitor_name(i);
 
@@ -496,7 +664,7 @@ fn service_monitor(p: &Params, namespaces: usize, agents: usize, i: usize) -> Va
         admin["relabelings"] = json!(relabelings(&mut rng));
     }
     for endpoint in [&mut metrics, &mut admin] {
-        if let Some(extra) = payload(&mut rng, p.payload_bytes) {
+        if let Some(extra) = payload(&mut rng, payload_bytes) {
             let rules = endpoint["relabelings"]
                 .as_array()
                 .cloned()
@@ -524,7 +692,7 @@ fn service_monitor(p: &Params, namespaces: usize, agents: usize, i: usize) -> Va
     if rng.chance(20) {
         spec["sampleLimit"] = json!(10_000);
     }
-    let labels = json!({"app": app, AGENT_LABEL: agent_name(i % agents)});
+    let labels = json!({"app": app, AGENT_LABEL: at.agent_label});
     json!({
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "ServiceMonitor",
@@ -660,6 +828,70 @@ mod tests {
             Rng::for_object(7, 1, 3).next_u64(),
             Rng::for_object(8, 1, 3).next_u64()
         );
+    }
+
+    #[test]
+    fn the_agents_shape_gives_each_agent_its_own_monitors_and_every_shared_one() {
+        let shape = AgentsShape::new(100, 10, 2, 5, 4);
+        let docs = shape.documents();
+        let count = |kind: &str| docs.iter().filter(|d| d["kind"] == kind).count();
+        assert_eq!(count("Namespace"), 10 * 2 + 5 + 1);
+        assert_eq!(count("GrafanaAgent"), 10);
+        assert_eq!(count("MetricsInstance"), 10);
+        assert_eq!(count("ServiceMonitor"), 105);
+        assert_eq!(count("Secret"), 2 * (10 * 2 + 5) + 1);
+        for kind in ["PodMonitor", "Probe", "PodLogs"] {
+            assert_eq!(count(kind), 0, "{kind}");
+        }
+        for doc in docs.iter().filter(|d| d["kind"] == "Namespace") {
+            if doc["metadata"]["name"] != AGENT_NAMESPACE {
+                assert_eq!(doc["metadata"]["labels"][MONITORED_NAMESPACE_LABEL], "true");
+            }
+        }
+
+        let loaded = crate::measure::load(&shape.generate().files);
+        let errors = crate::measure::errors(&loaded);
+        assert!(errors.is_empty(), "{errors:#?}");
+        let store = &loaded.store;
+        let mut agents = 0;
+        for agent in store.agents() {
+            let name = agent.metadata.name.clone().unwrap_or_default();
+            let a: usize = name.trim_start_matches("agent-").parse().expect(&name);
+            let discovery = render::discover(agent, store);
+            let rejections: Vec<String> = discovery
+                .rejections
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            assert!(rejections.is_empty(), "{rejections:#?}");
+            let metrics = &discovery.hierarchy.metrics;
+            assert_eq!(metrics.len(), 1);
+            let selected: std::collections::BTreeSet<(String, String)> = metrics[0]
+                .service_monitors
+                .iter()
+                .map(|m| {
+                    let meta = &m.metadata;
+                    (
+                        meta.namespace.clone().unwrap_or_default(),
+                        meta.name.clone().unwrap_or_default(),
+                    )
+                })
+                .collect();
+            let expected: std::collections::BTreeSet<(String, String)> = (0..10)
+                .map(|k| shape.own_monitor(a, k))
+                .chain((0..5).map(|s| shape.shared_monitor(s)))
+                .map(|i| shape.locate(i))
+                .collect();
+            assert_eq!(selected.len(), 15, "agent {a}");
+            assert_eq!(selected, expected, "agent {a}");
+            // Agent a's own monitors sit in its own two namespaces.
+            let own: std::collections::BTreeSet<String> = (0..10)
+                .map(|k| shape.locate(shape.own_monitor(a, k)).0)
+                .collect();
+            assert_eq!(own, (0..2).map(|k| namespace_name(a * 2 + k)).collect());
+            agents += 1;
+        }
+        assert_eq!(agents, 10);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
+use bench::controller::agents::AgentsOptions;
 use bench::controller::{self, Backend, Options};
 use bench::measure::{loadavg, machine};
 use clap::Parser;
@@ -16,9 +17,10 @@ struct Args {
     /// API servers to measure against: testkube, control-plane.
     #[arg(long, value_delimiter = ',', default_value = "testkube,control-plane")]
     backends: Vec<String>,
-    /// ServiceMonitor counts (plus the generator's PodMonitors, Probes and PodLogs).
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
-    sizes: Vec<usize>,
+    /// ServiceMonitor counts (plus the generator's PodMonitors, Probes and PodLogs),
+    /// comma-separated; empty: none (e.g. with --agents-shape only).
+    #[arg(long, default_value = "1000,10000")]
+    sizes: String,
     /// Edits one at a time, per size.
     #[arg(long, default_value_t = 100)]
     edits: usize,
@@ -65,6 +67,37 @@ struct Args {
     chart: PathBuf,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The many-agents shape, `<ServiceMonitors>x<agents>` (e.g. 50000x10): the agents' own
+    /// ServiceMonitors in all, and the GrafanaAgents they are spread over; run after the
+    /// sizes, on a cluster of its own. Off when not given.
+    #[arg(long, value_parser = parse_shape)]
+    agents_shape: Option<(usize, usize)>,
+    /// Namespaces of its own per agent, in the agents shape.
+    #[arg(long, default_value_t = 5)]
+    namespaces_per_agent: usize,
+    /// Namespaces with one ServiceMonitor every agent selects, in the agents shape.
+    #[arg(long, default_value_t = 100)]
+    shared_namespaces: usize,
+    /// Edits to shared ServiceMonitors in the agents shape (after the own edits, --edits).
+    #[arg(long, default_value_t = 10)]
+    shared_edits: usize,
+}
+
+/// `50000x10`: ServiceMonitors and agents.
+fn parse_shape(text: &str) -> Result<(usize, usize), String> {
+    let (monitors, agents) = text
+        .split_once('x')
+        .ok_or_else(|| format!("{text:?}: expected <ServiceMonitors>x<agents>, e.g. 50000x10"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|e| format!("{s:?} in {text:?}: {e}"))
+    };
+    let (monitors, agents) = (number(monitors)?, number(agents)?);
+    if agents == 0 {
+        return Err(format!("{text:?}: at least one agent"));
+    }
+    Ok((monitors, agents))
 }
 
 fn main() -> Result<()> {
@@ -79,9 +112,32 @@ fn main() -> Result<()> {
         .iter()
         .map(|b| b.parse::<Backend>())
         .collect::<Result<Vec<_>, _>>()?;
+    let sizes = args
+        .sizes
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .with_context(|| format!("--sizes: {s:?}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    ensure!(
+        !sizes.is_empty() || args.agents_shape.is_some(),
+        "nothing to run: give --sizes or --agents-shape"
+    );
+    let agents = args
+        .agents_shape
+        .map(|(service_monitors, agents)| AgentsOptions {
+            service_monitors,
+            agents,
+            namespaces_per_agent: args.namespaces_per_agent,
+            shared_namespaces: args.shared_namespaces,
+            shared_edits: args.shared_edits,
+        });
     let options = Options {
         backends,
-        sizes: args.sizes.clone(),
+        sizes,
         edits: args.edits,
         bursts: args.bursts,
         burst_size: args.burst_size,
@@ -104,9 +160,19 @@ fn main() -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let results = runtime.block_on(controller::run(&options))?;
-    std::fs::write(&args.chart, controller::report::chart(&results).to_string())
-        .with_context(|| format!("writing {}", args.chart.display()))?;
+    let results = if options.sizes.is_empty() {
+        Vec::new()
+    } else {
+        runtime.block_on(controller::run(&options))?
+    };
+    let agents_results = match &agents {
+        Some(shape) => runtime.block_on(controller::agents::run(&options, shape))?,
+        None => Vec::new(),
+    };
+    if !results.is_empty() {
+        std::fs::write(&args.chart, controller::report::chart(&results).to_string())
+            .with_context(|| format!("writing {}", args.chart.display()))?;
+    }
 
     println!("## Machine\n");
     println!("{}", machine());
@@ -114,8 +180,21 @@ fn main() -> Result<()> {
         "- load average (1/5/15 min) before: {load_before}, after: {}; total {:.0} s; chart: {}\n",
         loadavg(),
         started.elapsed().as_secs_f64(),
-        args.chart.display()
+        if results.is_empty() {
+            "none (no sizes)".to_owned()
+        } else {
+            args.chart.display().to_string()
+        }
     );
-    print!("{}", controller::report::markdown(&results, &options));
+    if !results.is_empty() {
+        print!("{}", controller::report::markdown(&results, &options));
+    }
+    if !agents_results.is_empty() {
+        println!();
+        print!(
+            "{}",
+            controller::agents::markdown(&agents_results, &options)
+        );
+    }
     Ok(())
 }

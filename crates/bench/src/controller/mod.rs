@@ -11,7 +11,14 @@
 //! * leader failover: `kill -9` of the leader until the standby holds the Lease, and until it
 //!   writes an edit made right after the kill;
 //! * at the largest size, peak RSS again with many unrelated Secrets in the cluster.
+//!
+//! Then, when asked (`--agents-shape 50000x10`), the many-agents shape ([`agents`]): on a
+//! cluster of its own, ServiceMonitors over several GrafanaAgents with namespaces of their
+//! own plus shared ones every agent selects; cold start until every agent's config is
+//! complete, edits to own monitors, edits to shared monitors until every config holds them,
+//! peak RSS.
 
+pub mod agents;
 mod cluster;
 mod operator;
 pub mod report;
@@ -33,7 +40,8 @@ use render::desired::PlanOptions;
 pub use testenv::{Backend, backends};
 
 use crate::generate::{
-    AGENT_NAMESPACE, Params, agent_name, documents, generate, namespace_name, service_monitor_name,
+    AGENT_NAMESPACE, Corpus, Params, agent_name, documents, generate, namespace_name,
+    service_monitor_name,
 };
 use crate::measure::{errors, load};
 use cluster::{Cluster, Loaded};
@@ -176,7 +184,23 @@ struct Bench<'a> {
 
 /// The agent every generated monitor belongs to, and its config Secret.
 fn config_secret() -> String {
-    format!("{}-config", agent_name(0))
+    config_secret_of(0)
+}
+
+/// The config Secret of agent `a` (in [`AGENT_NAMESPACE`]).
+fn config_secret_of(a: usize) -> String {
+    format!("{}-config", agent_name(a))
+}
+
+/// Deletes config Secret `name` (so the operator must write it) and watches for it.
+async fn fresh_config_watch(client: &Client, name: &str) -> Result<ConfigWatch> {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), AGENT_NAMESPACE);
+    match secrets.delete(name, &DeleteParams::default()).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(status)) if status.code == 404 => {}
+        Err(e) => return Err(e).with_context(|| format!("deleting {name} before a cold start")),
+    }
+    ConfigWatch::start(client, AGENT_NAMESPACE, name).await
 }
 
 impl Bench<'_> {
@@ -306,16 +330,7 @@ impl Bench<'_> {
 
     /// Deletes the config Secret (so the operator must write it) and watches for it.
     async fn fresh_config_watch(&self) -> Result<ConfigWatch> {
-        let secrets: Api<Secret> = Api::namespaced(self.client(), AGENT_NAMESPACE);
-        match secrets
-            .delete(&config_secret(), &DeleteParams::default())
-            .await
-        {
-            Ok(_) => {}
-            Err(kube::Error::Api(status)) if status.code == 404 => {}
-            Err(e) => return Err(e).context("deleting the config Secret before a cold start"),
-        }
-        ConfigWatch::start(&self.client(), AGENT_NAMESPACE, &config_secret()).await
+        fresh_config_watch(&self.client(), &config_secret()).await
     }
 
     /// Edits one ServiceMonitor (adds a relabeling whose replacement is a marker of its own);
@@ -500,20 +515,28 @@ impl Bench<'_> {
 /// and the JSON patch (a relabeling whose replacement is the marker).
 fn edit_for(seq: usize, n: usize, seed: u64) -> (String, String, String, serde_json::Value) {
     // A stride coprime with the sizes spreads edits over monitors and namespaces.
-    let i = (seq * 7919 + 13) % n.max(1);
+    let i = (seq * EDIT_STRIDE + 13) % n.max(1);
     let namespaces = Params::scaled(n, seed).namespaces.max(1);
     let marker = format!("bench-edit-{seq:08}");
-    let patch = serde_json::json!([{
-        "op": "add",
-        "path": "/spec/endpoints/0/relabelings/-",
-        "value": {"targetLabel": "bench_edit", "replacement": marker},
-    }]);
+    let patch = marker_patch(&marker);
     (
         namespace_name(i % namespaces),
         service_monitor_name(i),
         marker,
         patch,
     )
+}
+
+/// A prime: successive edits `seq * EDIT_STRIDE` land on monitors far apart.
+const EDIT_STRIDE: usize = 7919;
+
+/// The JSON patch of an edit: a relabeling of the first endpoint whose replacement is `marker`.
+fn marker_patch(marker: &str) -> serde_json::Value {
+    serde_json::json!([{
+        "op": "add",
+        "path": "/spec/endpoints/0/relabelings/-",
+        "value": {"targetLabel": "bench_edit", "replacement": marker},
+    }])
 }
 
 /// JSON-patches one ServiceMonitor; returns when the update returned.
@@ -536,21 +559,34 @@ async fn apply_edit(
     Ok(Instant::now())
 }
 
-/// The scrape job names `render` gives the generated input of `params`.
+/// The scrape job names `render` gives the generated input of `params` (one agent).
 fn expected_jobs(params: &Params) -> Result<Vec<String>> {
-    let corpus = generate(params);
+    expected_jobs_of(&load_generated(&generate(params))?, 0)
+}
+
+/// Generated input, loaded as `render` reads it; fails on any error.
+fn load_generated(corpus: &Corpus) -> Result<render::manifest::Loaded> {
     let loaded = load(&corpus.files);
     let errs = errors(&loaded);
     ensure!(errs.is_empty(), "generated input errors: {errs:#?}");
+    Ok(loaded)
+}
+
+/// The scrape job names `render` gives agent `a` (named [`agent_name`]`(a)`) of `loaded`.
+fn expected_jobs_of(loaded: &render::manifest::Loaded, a: usize) -> Result<Vec<String>> {
     let store = &loaded.store;
-    let agent = store.agents().next().context("no GrafanaAgent")?;
+    let name = agent_name(a);
+    let agent = store
+        .agents()
+        .find(|agent| agent.metadata.name.as_deref() == Some(name.as_str()))
+        .with_context(|| format!("no GrafanaAgent {name}"))?;
     let discovery = render::discover(agent, store);
     let plan = render::plan(&discovery, &PlanOptions::default());
     let text = &plan
         .configs
         .iter()
-        .find(|c| c.secret_name == config_secret())
-        .context("no metrics config planned")?
+        .find(|c| c.secret_name == config_secret_of(a))
+        .with_context(|| format!("no metrics config planned for {name}"))?
         .text;
     Ok(job_names(text.as_str())
         .into_iter()

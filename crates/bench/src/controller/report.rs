@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::svg::{Chart, Series, Svg, side_by_side};
 use super::{Backend, BackendResult, Options, SizeResult, percentile};
 
-fn ms(d: Duration) -> String {
+pub(super) fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1000.0;
     if ms < 100.0 {
         format!("{ms:.1} ms")
@@ -16,11 +16,11 @@ fn ms(d: Duration) -> String {
     }
 }
 
-fn secs(d: Duration) -> String {
+pub(super) fn secs(d: Duration) -> String {
     format!("{:.2} s", d.as_secs_f64())
 }
 
-fn mb(bytes: u64) -> String {
+pub(super) fn mb(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / 1e6)
 }
 
