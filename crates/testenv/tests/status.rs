@@ -93,6 +93,19 @@ async fn wait_for_entries(
     .await;
 }
 
+/// Points agent `name`'s instance selector at `team` (`shared` selects the instance).
+async fn select_team(agents: &Api<GrafanaAgent>, name: &str, team: &str) {
+    let patch = json!({
+        "apiVersion": "monitoring.grafana.com/v1alpha1",
+        "kind": "GrafanaAgent",
+        "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": team}}}},
+    });
+    agents
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
     for backend in testenv::backends() {
@@ -174,15 +187,7 @@ async fn two_agents_keep_their_own_entries_in_a_shared_instance() {
             .await;
 
             // beta stops selecting the instance: its entry goes, alpha's stays.
-            let unselect = json!({
-                "apiVersion": "monitoring.grafana.com/v1alpha1",
-                "kind": "GrafanaAgent",
-                "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": "other"}}}},
-            });
-            agents
-                .patch("beta", &PatchParams::default(), &Patch::Merge(&unselect))
-                .await
-                .unwrap();
+            select_team(&agents, "beta", "other").await;
             wait_for_entries(
                 &instances,
                 &format!("[{backend}] beta's entry removed"),
@@ -242,15 +247,7 @@ async fn entries_left_behind_while_the_operator_was_down_are_removed_at_start() 
             .delete("alpha", &DeleteParams::default())
             .await
             .unwrap();
-        let unselect = json!({
-            "apiVersion": "monitoring.grafana.com/v1alpha1",
-            "kind": "GrafanaAgent",
-            "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": "other"}}}},
-        });
-        agents
-            .patch("beta", &PatchParams::default(), &Patch::Merge(&unselect))
-            .await
-            .unwrap();
+        select_team(&agents, "beta", "other").await;
         assert_eq!(entries(&instances).await.len(), 2, "[{backend}]");
 
         beside_operator(&env, &ns, async {
@@ -261,25 +258,14 @@ async fn entries_left_behind_while_the_operator_was_down_are_removed_at_start() 
             )
             .await;
             // Selected again, then dropped again: found through the reverse index.
-            let select = json!({
-                "apiVersion": "monitoring.grafana.com/v1alpha1",
-                "kind": "GrafanaAgent",
-                "spec": {"metrics": {"instanceSelector": {"matchLabels": {"team": "shared"}}}},
-            });
-            agents
-                .patch("beta", &PatchParams::default(), &Patch::Merge(&select))
-                .await
-                .unwrap();
+            select_team(&agents, "beta", "shared").await;
             wait_for_entries(
                 &instances,
                 &format!("[{backend}] beta's entry back"),
                 &[(beta.clone(), "InvalidConfiguration", 1)],
             )
             .await;
-            agents
-                .patch("beta", &PatchParams::default(), &Patch::Merge(&unselect))
-                .await
-                .unwrap();
+            select_team(&agents, "beta", "other").await;
             wait_for_entries(
                 &instances,
                 &format!("[{backend}] beta's entry removed again"),
