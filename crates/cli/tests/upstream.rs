@@ -552,6 +552,12 @@ const DEVIATIONS: &[Deviation] = &[
         must_apply: true,
     },
     Deviation {
+        quirk: "subsystem-label",
+        what: "each object we write for an agent is labelled with its subsystem",
+        apply: subsystem_label,
+        must_apply: true,
+    },
+    Deviation {
         quirk: "Q30",
         what: "the pods' app.kubernetes.io/version label is each operator's own version",
         apply: q30_version_label,
@@ -839,6 +845,22 @@ fn secret_agent_label(ours: &mut Objects, upstream: &mut Objects) -> usize {
         &["Secret"],
         "/metadata/labels",
         "operator.agent.grafana.com/name",
+    )
+}
+
+fn subsystem_label(ours: &mut Objects, upstream: &mut Objects) -> usize {
+    remove_ours_only(
+        ours,
+        upstream,
+        &[
+            "Secret",
+            "Service",
+            "StatefulSet",
+            "DaemonSet",
+            "Deployment",
+        ],
+        "/metadata/labels",
+        "operator.agent.grafana.com/subsystem",
     )
 }
 

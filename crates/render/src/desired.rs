@@ -19,6 +19,9 @@ pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 pub const MANAGED_BY_VALUE: &str = "grafana-agent-operator";
 /// The label naming the GrafanaAgent an object belongs to.
 pub const AGENT_NAME_LABEL: &str = "operator.agent.grafana.com/name";
+/// The label naming the [`Subsystem`] an object was written for ([`Subsystem::label_value`]):
+/// pruning reads it. Ours alone: upstream's objects carry no such label.
+pub const SUBSYSTEM_LABEL: &str = "operator.agent.grafana.com/subsystem";
 /// The data key of every config Secret.
 pub const CONFIG_KEY: &str = "agent.yml";
 /// Configs longer than this are gzip-compressed, as upstream (the reloader gunzips them).
@@ -145,10 +148,46 @@ impl Subsystem {
         }
     }
 
-    /// The subsystem of an object of this agent that exists in the cluster, from the names
-    /// the operator gives its objects (an existing object carries no other trace of it);
-    /// `None` for anything else the agent owns.
-    pub fn of_existing(agent: &str, kind: ManagedKind, name: &str) -> Option<Subsystem> {
+    /// The value of [`SUBSYSTEM_LABEL`] on the subsystem's objects.
+    pub fn label_value(self) -> &'static str {
+        match self {
+            Subsystem::Shared => "shared",
+            Subsystem::Metrics => "metrics",
+            Subsystem::Logs => "logs",
+            Subsystem::IntegrationsDeployment => "integrations-deployment",
+            Subsystem::IntegrationsDaemonSet => "integrations-daemonset",
+        }
+    }
+
+    const ALL: [Subsystem; 5] = [
+        Subsystem::Shared,
+        Subsystem::Metrics,
+        Subsystem::Logs,
+        Subsystem::IntegrationsDeployment,
+        Subsystem::IntegrationsDaemonSet,
+    ];
+
+    /// The subsystem of an object of this agent that exists in the cluster: its
+    /// [`SUBSYSTEM_LABEL`]. An object without the label was written by the upstream operator
+    /// or by a version of ours before the label (the way to take over from them): then the
+    /// names the operators give their objects tell. `None` for anything else the agent owns,
+    /// a label value this version does not know included.
+    pub fn of_existing(
+        agent: &str,
+        kind: ManagedKind,
+        name: &str,
+        labels: &BTreeMap<String, String>,
+    ) -> Option<Subsystem> {
+        match labels.get(SUBSYSTEM_LABEL) {
+            Some(value) => Subsystem::ALL
+                .into_iter()
+                .find(|s| s.label_value() == value && s.kinds().contains(&kind)),
+            None => Subsystem::of_unlabelled(agent, kind, name),
+        }
+    }
+
+    /// The subsystem of an object written without [`SUBSYSTEM_LABEL`], from its name.
+    fn of_unlabelled(agent: &str, kind: ManagedKind, name: &str) -> Option<Subsystem> {
         let named = |wanted: String, subsystem: Subsystem| (name == wanted).then_some(subsystem);
         match kind {
             // Any shard: their number changes.
@@ -269,6 +308,16 @@ impl DesiredObject {
         }
     }
 
+    fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        match self {
+            DesiredObject::Secret(o) => &mut o.metadata,
+            DesiredObject::Service(o) => &mut o.metadata,
+            DesiredObject::StatefulSet(o) => &mut o.metadata,
+            DesiredObject::DaemonSet(o) => &mut o.metadata,
+            DesiredObject::Deployment(o) => &mut o.metadata,
+        }
+    }
+
     pub fn name(&self) -> &str {
         self.metadata().name.as_deref().unwrap_or_default()
     }
@@ -282,7 +331,13 @@ pub struct PlannedObject {
 }
 
 impl PlannedObject {
-    pub fn new(subsystem: Subsystem, object: DesiredObject) -> Self {
+    /// The object, labelled with its subsystem ([`SUBSYSTEM_LABEL`]; the object's own
+    /// metadata only, never a pod template or a selector).
+    pub fn new(subsystem: Subsystem, mut object: DesiredObject) -> Self {
+        object.metadata_mut().labels.get_or_insert_default().insert(
+            SUBSYSTEM_LABEL.to_owned(),
+            subsystem.label_value().to_owned(),
+        );
         PlannedObject { subsystem, object }
     }
 
@@ -309,7 +364,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_generated_name_maps_back_to_its_subsystem() {
+    fn an_unlabelled_objects_name_maps_back_to_its_subsystem() {
         let agent = "a";
         let named = [
             (
@@ -370,7 +425,7 @@ mod tests {
         ];
         for (kind, name, subsystem) in named {
             assert_eq!(
-                Subsystem::of_existing(agent, kind, &name),
+                Subsystem::of_existing(agent, kind, &name, &BTreeMap::new()),
                 Some(subsystem),
                 "{kind} {name}"
             );
@@ -381,11 +436,52 @@ mod tests {
             (ManagedKind::Secret, "b-config"),
         ] {
             assert_eq!(
-                Subsystem::of_existing(agent, kind, name),
+                Subsystem::of_existing(agent, kind, name, &BTreeMap::new()),
                 None,
                 "{kind} {name}"
             );
         }
+    }
+
+    #[test]
+    fn a_labelled_object_belongs_to_the_subsystem_its_label_names_whatever_its_name() {
+        let labelled =
+            |value: &str| BTreeMap::from([(SUBSYSTEM_LABEL.to_owned(), value.to_owned())]);
+        for subsystem in Subsystem::ALL {
+            for &kind in subsystem.kinds() {
+                assert_eq!(
+                    Subsystem::of_existing(
+                        "a",
+                        kind,
+                        "renamed",
+                        &labelled(subsystem.label_value())
+                    ),
+                    Some(subsystem),
+                    "{kind} labelled {}",
+                    subsystem.label_value()
+                );
+            }
+        }
+        // A kind the subsystem has none of, and a value this version does not know: no
+        // subsystem, even where the name would tell one.
+        assert_eq!(
+            Subsystem::of_existing("a", ManagedKind::Deployment, "a", &labelled("metrics")),
+            None
+        );
+        assert_eq!(
+            Subsystem::of_existing("a", ManagedKind::Secret, "a-config", &labelled("traces")),
+            None
+        );
+    }
+
+    #[test]
+    fn every_planned_object_carries_its_subsystems_label() {
+        let object = PlannedObject::new(Subsystem::Logs, DesiredObject::Secret(Secret::default()));
+        let labels = object.object.metadata().labels.clone().unwrap_or_default();
+        assert_eq!(
+            labels.get(SUBSYSTEM_LABEL).map(String::as_str),
+            Some("logs")
+        );
     }
 
     #[test]

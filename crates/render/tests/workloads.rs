@@ -745,6 +745,79 @@ fn a_subsystem_that_failed_to_plan_keeps_its_running_objects() {
     assert!(deleted(&h, &desired, &cluster).is_empty());
 }
 
+/// `existing`, with the subsystem label our operator writes.
+fn labelled(kind: &str, name: &str, subsystem: Subsystem) -> ExistingObject {
+    let mut object = existing(kind, "monitoring", name, UID, true);
+    object.labels.insert(
+        render::desired::SUBSYSTEM_LABEL.to_owned(),
+        subsystem.label_value().to_owned(),
+    );
+    object
+}
+
+#[test]
+fn a_labelled_object_is_pruned_by_its_subsystem_label_not_its_name() {
+    // Only logs run. A Secret labelled logs whose name no subsystem gives (an older config) is
+    // logs' and goes once logs are planned whole; a Secret named like logs' config but labelled
+    // metrics (disabled here) goes as metrics'. The planned logs objects stay.
+    let h = hierarchy(&format!("{AGENT}{LOGS_INSTANCE}"));
+    let mut desired = plan_workloads(&h, &PlanOptions::default()).objects;
+    desired.push(config_secret(Subsystem::Logs, "agent-logs-config"));
+    let cluster = vec![
+        labelled("Secret", "agent-logs-config", Subsystem::Logs),
+        labelled("DaemonSet", "agent-logs", Subsystem::Logs),
+        labelled("Secret", "agent-logs-config-old", Subsystem::Logs),
+        labelled("Secret", "agent-logs-config-2", Subsystem::Metrics),
+    ];
+    assert_eq!(
+        deleted(&h, &desired, &cluster),
+        [
+            "Secret monitoring/agent-logs-config-old",
+            "Secret monitoring/agent-logs-config-2",
+        ]
+    );
+    // Logs planned without their config (rejected): the labelled Secret stays, whatever its
+    // name, as logs' running config would.
+    let workloads_only = plan_workloads(&h, &PlanOptions::default()).objects;
+    assert_eq!(
+        deleted(&h, &workloads_only, &cluster),
+        ["Secret monitoring/agent-logs-config-2"]
+    );
+}
+
+#[test]
+fn every_planned_object_is_labelled_with_its_subsystem_and_no_pod_template_is() {
+    let yaml = everything(AGENT);
+    let p = plan(&yaml);
+    assert!(!p.objects.is_empty());
+    for o in &p.objects {
+        let labels = o.object.metadata().labels.clone().unwrap_or_default();
+        assert_eq!(
+            labels
+                .get(render::desired::SUBSYSTEM_LABEL)
+                .map(String::as_str),
+            Some(o.subsystem.label_value()),
+            "{} {}",
+            o.kind(),
+            o.name()
+        );
+        let json = serde_json::to_value(&o.object).expect("serialize");
+        for pointer in [
+            "/spec/template/metadata/labels",
+            "/spec/selector/matchLabels",
+        ] {
+            if let Some(inner) = json.pointer(pointer) {
+                assert!(
+                    inner.get(render::desired::SUBSYSTEM_LABEL).is_none(),
+                    "{} {}: {pointer}",
+                    o.kind(),
+                    o.name()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn an_agent_without_uid_owns_nothing() {
     let h = hierarchy(&AGENT.replace("  uid: 0b1c2d3e-0000-4000-8000-000000000001\n", ""));

@@ -72,7 +72,7 @@ pub fn objects_to_delete<'a>(
             }
             // Anything else the agent owns and manages (e.g. from an older operator version)
             // belongs to no subsystem and goes.
-            Subsystem::of_existing(agent, o.kind, &o.name)
+            Subsystem::of_existing(agent, o.kind, &o.name, &o.labels)
                 .is_none_or(|s| !enabled(h, s) || complete(s))
         })
         .collect()
