@@ -331,11 +331,8 @@ impl InputStore {
         name: impl Into<String>,
         resource_version: Option<String>,
     ) {
-        let object = self
-            .data_map_mut(source)
-            .entry((namespace.into(), name.into()))
-            .or_default();
-        object.resource_version = resource_version;
+        self.data_object_entry(source, namespace, name)
+            .resource_version = resource_version;
     }
 
     /// Stores what was read of a Secret or ConfigMap at `resource_version`: every key name
@@ -388,12 +385,21 @@ impl InputStore {
         name: impl Into<String>,
         content: Arc<DataContent>,
     ) {
-        let object = self
-            .data_map_mut(source)
-            .entry((namespace.into(), name.into()))
-            .or_default();
+        let object = self.data_object_entry(source, namespace, name);
         object.resource_version = content.resource_version.clone();
         object.content = Some(content);
+    }
+
+    /// The Secret or ConfigMap `namespace/name`, added (empty) if unknown.
+    fn data_object_entry(
+        &mut self,
+        source: AssetSource,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+    ) -> &mut DataObject {
+        self.data_map_mut(source)
+            .entry((namespace.into(), name.into()))
+            .or_default()
     }
 
     /// Replaces the list of Secrets or ConfigMaps (a metadata relist): objects not listed
@@ -507,14 +513,8 @@ impl<'a, V: InputView + ?Sized> WithContent<'a, V> {
         let Some(object) = self.base.data_object(source, namespace, name) else {
             return;
         };
-        let object = DataObject {
-            resource_version: object.resource_version.clone(),
-            content: Some(content),
-        };
-        self.laid.insert(
-            (source, (namespace.to_owned(), name.to_owned())),
-            Some(object),
-        );
+        let resource_version = object.resource_version.clone();
+        self.put(source, namespace, name, resource_version, content);
     }
 
     /// Content just read: it may be newer than what the base knows (the watch reports the same
@@ -526,8 +526,20 @@ impl<'a, V: InputView + ?Sized> WithContent<'a, V> {
         name: &str,
         content: Arc<DataContent>,
     ) {
+        let resource_version = content.resource_version.clone();
+        self.put(source, namespace, name, resource_version, content);
+    }
+
+    fn put(
+        &mut self,
+        source: AssetSource,
+        namespace: &str,
+        name: &str,
+        resource_version: Option<String>,
+        content: Arc<DataContent>,
+    ) {
         let object = DataObject {
-            resource_version: content.resource_version.clone(),
+            resource_version,
             content: Some(content),
         };
         self.laid.insert(
