@@ -29,6 +29,9 @@
 # machine: other builds running at the same time inflate every figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The release binaries: where cargo puts them (CARGO_TARGET_DIR, as scripts/test.sh sets it,
+# or the checkout's target/).
+release=${CARGO_TARGET_DIR:-target}/release
 
 which=all
 case "${1:-}" in
@@ -51,8 +54,8 @@ render() {
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends time >/dev/null
   fi
-  target/release/bench \
-    --agent-operator target/release/agent-operator \
+  "$release/bench" \
+    --agent-operator "$release/agent-operator" \
     --promtool "$(command -v promtool)" \
     "$@"
 }
@@ -60,14 +63,14 @@ render() {
 controller() {
   # The real control plane's binaries (cached after the first build); testkube runs in-process.
   scripts/build-control-plane >&2
-  target/release/controller-bench --agent-operator target/release/agent-operator "$@"
+  "$release/controller-bench" --agent-operator "$release/agent-operator" "$@"
 }
 
 versus_upstream() {
   scripts/build-control-plane >&2
   # The upstream operator v0.44.8, built from its Go module (cached after the first build).
   upstream_dir=$(scripts/build-grafana-agent)
-  target/release/versus-upstream --agent-operator target/release/agent-operator \
+  "$release/versus-upstream" --agent-operator "$release/agent-operator" \
     --upstream "$upstream_dir/grafana-agent-operator" "$@"
 }
 
@@ -119,7 +122,7 @@ cargo build --release --locked -p agent-operator -p agent-operator-bench >&2
 case "$which" in
   render) render "$@" ;;
   controller) controller "$@" ;;
-  yaml) target/release/yaml-bench "$@" ;;
+  yaml) "$release/yaml-bench" "$@" ;;
   versus-upstream) versus_upstream "$@" ;;
   all)
     echo "# render"

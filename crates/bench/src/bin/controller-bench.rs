@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use bench::controller::agents::AgentsOptions;
+use bench::controller::agents::AgentsShapeArgs;
 use bench::controller::{self, Backend, Options};
 use bench::measure::{loadavg, machine};
 use clap::Parser;
@@ -67,37 +67,8 @@ struct Args {
     chart: PathBuf,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The many-agents shape, `<ServiceMonitors>x<agents>` (e.g. 50000x10): the agents' own
-    /// ServiceMonitors in all, and the GrafanaAgents they are spread over; run after the
-    /// sizes, on a cluster of its own. Off when not given.
-    #[arg(long, value_parser = parse_shape)]
-    agents_shape: Option<(usize, usize)>,
-    /// Namespaces of its own per agent, in the agents shape.
-    #[arg(long, default_value_t = 5)]
-    namespaces_per_agent: usize,
-    /// Namespaces with one ServiceMonitor every agent selects, in the agents shape.
-    #[arg(long, default_value_t = 100)]
-    shared_namespaces: usize,
-    /// Edits to shared ServiceMonitors in the agents shape (after the own edits, --edits).
-    #[arg(long, default_value_t = 10)]
-    shared_edits: usize,
-}
-
-/// `50000x10`: ServiceMonitors and agents.
-fn parse_shape(text: &str) -> Result<(usize, usize), String> {
-    let (monitors, agents) = text
-        .split_once('x')
-        .ok_or_else(|| format!("{text:?}: expected <ServiceMonitors>x<agents>, e.g. 50000x10"))?;
-    let number = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|e| format!("{s:?} in {text:?}: {e}"))
-    };
-    let (monitors, agents) = (number(monitors)?, number(agents)?);
-    if agents == 0 {
-        return Err(format!("{text:?}: at least one agent"));
-    }
-    Ok((monitors, agents))
+    #[command(flatten)]
+    agents: AgentsShapeArgs,
 }
 
 fn main() -> Result<()> {
@@ -112,29 +83,12 @@ fn main() -> Result<()> {
         .iter()
         .map(|b| b.parse::<Backend>())
         .collect::<Result<Vec<_>, _>>()?;
-    let sizes = args
-        .sizes
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse::<usize>()
-                .with_context(|| format!("--sizes: {s:?}"))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let sizes = controller::parse_sizes(&args.sizes)?;
+    let agents = args.agents.options();
     ensure!(
-        !sizes.is_empty() || args.agents_shape.is_some(),
+        !sizes.is_empty() || agents.is_some(),
         "nothing to run: give --sizes or --agents-shape"
     );
-    let agents = args
-        .agents_shape
-        .map(|(service_monitors, agents)| AgentsOptions {
-            service_monitors,
-            agents,
-            namespaces_per_agent: args.namespaces_per_agent,
-            shared_namespaces: args.shared_namespaces,
-            shared_edits: args.shared_edits,
-        });
     let options = Options {
         backends,
         sizes,

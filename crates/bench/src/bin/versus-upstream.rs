@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
+use bench::controller::agents::AgentsShapeArgs;
+use bench::controller::parse_sizes;
 use bench::controller::versus::{self, Flavor, Options};
+use bench::controller::versus_agents::{self, AgentsVersusOptions};
 use bench::measure::{loadavg, machine};
 use clap::Parser;
 
@@ -16,9 +19,10 @@ struct Args {
     /// Operators to run, in order: upstream, ours.
     #[arg(long, value_delimiter = ',', default_value = "ours,upstream")]
     operators: Vec<String>,
-    /// ServiceMonitor counts (plus the generator's PodMonitors, Probes and PodLogs).
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
-    sizes: Vec<usize>,
+    /// ServiceMonitor counts (plus the generator's PodMonitors, Probes and PodLogs); '' runs
+    /// none.
+    #[arg(long, default_value = "1000,10000")]
+    sizes: String,
     /// Isolated edits per size for ours.
     #[arg(long, default_value_t = 50)]
     edits: usize,
@@ -55,6 +59,17 @@ struct Args {
     chart: PathBuf,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The many-agents shape (`--edits` and `--upstream-edits` count the edits to the agents'
+    /// own monitors).
+    #[command(flatten)]
+    agents: AgentsShapeArgs,
+    /// Edits to shared ServiceMonitors for upstream (each one a reconcile of every agent).
+    #[arg(long, default_value_t = 1)]
+    upstream_shared_edits: usize,
+    /// An operator whose resident memory passes this many MB is killed (the machine's guard),
+    /// and reported as such.
+    #[arg(long, default_value_t = 16000)]
+    rss_limit_mb: u64,
 }
 
 fn main() -> Result<()> {
@@ -71,7 +86,7 @@ fn main() -> Result<()> {
     }
     let options = Options {
         operators,
-        sizes: args.sizes.clone(),
+        sizes: parse_sizes(&args.sizes)?,
         edits: args.edits,
         upstream_edits: args.upstream_edits,
         edit_pause: Duration::from_millis(args.edit_pause_ms),
@@ -85,6 +100,15 @@ fn main() -> Result<()> {
         work_dir: args.work_dir.clone(),
         seed: args.seed,
     };
+    let agents = args.agents.options().map(|shape| AgentsVersusOptions {
+        shape,
+        upstream_shared_edits: args.upstream_shared_edits,
+        rss_limit: args.rss_limit_mb * 1_000_000,
+    });
+    ensure!(
+        !options.sizes.is_empty() || agents.is_some(),
+        "nothing to run: give --sizes or --agents-shape"
+    );
     let load_before = loadavg();
     let started = Instant::now();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -92,8 +116,14 @@ fn main() -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     let runs = runtime.block_on(versus::run(&options))?;
-    std::fs::write(&args.chart, versus::chart(&runs).to_string())
-        .with_context(|| format!("writing {}", args.chart.display()))?;
+    let agents_runs = match &agents {
+        Some(agents) => runtime.block_on(versus_agents::run(&options, agents))?,
+        None => Vec::new(),
+    };
+    if !runs.is_empty() {
+        std::fs::write(&args.chart, versus::chart(&runs).to_string())
+            .with_context(|| format!("writing {}", args.chart.display()))?;
+    }
     println!("## Machine\n");
     println!("{}", machine());
     println!(
@@ -102,6 +132,15 @@ fn main() -> Result<()> {
         started.elapsed().as_secs_f64(),
         args.chart.display()
     );
-    print!("{}", versus::markdown(&runs, &options));
+    if !runs.is_empty() {
+        print!("{}", versus::markdown(&runs, &options));
+    }
+    if let Some(agents) = &agents {
+        println!();
+        print!(
+            "{}",
+            versus_agents::markdown(&agents_runs, &options, agents)
+        );
+    }
     Ok(())
 }

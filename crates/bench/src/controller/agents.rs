@@ -38,6 +38,40 @@ pub struct AgentsOptions {
     pub shared_edits: usize,
 }
 
+/// The shape's command-line flags, shared by `controller-bench` and `versus-upstream`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AgentsShapeArgs {
+    /// The many-agents shape, `<ServiceMonitors>x<agents>` (e.g. 50000x10): the agents' own
+    /// ServiceMonitors in all, and the GrafanaAgents they are spread over; run after the
+    /// sizes, on a cluster of its own. Off when not given.
+    #[arg(long, value_parser = parse_shape)]
+    pub agents_shape: Option<(usize, usize)>,
+    /// Namespaces of its own per agent, in the agents shape.
+    #[arg(long, default_value_t = 5)]
+    pub namespaces_per_agent: usize,
+    /// Namespaces with one ServiceMonitor every agent selects, in the agents shape.
+    #[arg(long, default_value_t = 100)]
+    pub shared_namespaces: usize,
+    /// Edits to shared ServiceMonitors in the agents shape (after the edits to the agents' own
+    /// ones; for ours, in `versus-upstream`).
+    #[arg(long, default_value_t = 10)]
+    pub shared_edits: usize,
+}
+
+impl AgentsShapeArgs {
+    /// The shape to run, if one was asked for.
+    pub fn options(&self) -> Option<AgentsOptions> {
+        self.agents_shape
+            .map(|(service_monitors, agents)| AgentsOptions {
+                service_monitors,
+                agents,
+                namespaces_per_agent: self.namespaces_per_agent,
+                shared_namespaces: self.shared_namespaces,
+                shared_edits: self.shared_edits,
+            })
+    }
+}
+
 impl AgentsOptions {
     pub fn shape(&self, seed: u64) -> AgentsShape {
         AgentsShape::new(
@@ -245,6 +279,23 @@ async fn measure(
         peak_rss,
         shape,
     })
+}
+
+/// `50000x10`: ServiceMonitors and agents.
+pub fn parse_shape(text: &str) -> Result<(usize, usize), String> {
+    let (monitors, agents) = text
+        .split_once('x')
+        .ok_or_else(|| format!("{text:?}: expected <ServiceMonitors>x<agents>, e.g. 50000x10"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|e| format!("{s:?} in {text:?}: {e}"))
+    };
+    let (monitors, agents) = (number(monitors)?, number(agents)?);
+    if agents == 0 {
+        return Err(format!("{text:?}: at least one agent"));
+    }
+    Ok((monitors, agents))
 }
 
 /// The targets for the shape.

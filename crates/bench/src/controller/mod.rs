@@ -25,6 +25,7 @@ pub mod report;
 pub mod requests;
 pub mod svg;
 pub mod versus;
+pub mod versus_agents;
 mod watch;
 
 use std::collections::BTreeSet;
@@ -603,4 +604,16 @@ pub fn percentile(values: &[Duration], p: f64) -> Duration {
     sorted.sort_unstable();
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// `--sizes`: comma-separated ServiceMonitor counts; empty runs none.
+pub fn parse_sizes(text: &str) -> Result<Vec<usize>> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .with_context(|| format!("--sizes: {s:?}"))
+        })
+        .collect()
 }

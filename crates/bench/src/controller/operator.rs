@@ -184,37 +184,17 @@ impl OperatorProcess {
     }
 
     fn status_kib(&self, field: &str) -> Result<u64> {
-        let path = format!("/proc/{}/status", self.child.id());
-        let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .with_context(|| format!("no {field} in {path}"))
+        status_kib(self.child.id(), field)
     }
 
-    /// CPU time used so far (user + system), from `/proc/<pid>/stat`.
+    /// CPU time used so far (user + system).
     pub fn cpu_time(&self) -> Result<Duration> {
-        let path = format!("/proc/{}/stat", self.child.id());
-        let stat = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-        // Fields after the command name (which may hold spaces, inside parentheses): state is
-        // field 3, utime 14 and stime 15.
-        let rest = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest)
-            .with_context(|| format!("no command name in {path}"))?;
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let ticks = |i: usize| -> Result<u64> {
-            fields
-                .get(i)
-                .and_then(|f| f.parse::<u64>().ok())
-                .with_context(|| format!("no field {} in {path}", i + 3))
-        };
-        let total = ticks(11)? + ticks(12)?;
-        // SAFETY: sysconf has no preconditions.
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-        let hz = u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100);
-        Ok(Duration::from_secs_f64(total as f64 / hz as f64))
+        cpu_time(self.child.id())
+    }
+
+    /// The process id (the process may have exited, but is not reaped before this is dropped).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `kill -9`: no lease release, no graceful shutdown.
@@ -258,4 +238,39 @@ impl Drop for OperatorProcess {
 fn free_port() -> Result<SocketAddr> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
     Ok(listener.local_addr()?)
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`VmHWM:`, `VmRSS:`), in KiB.
+pub fn status_kib(pid: u32, field: &str) -> Result<u64> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .with_context(|| format!("no {field} in {path}"))
+}
+
+/// CPU time used so far by process `pid` (user + system), from `/proc/<pid>/stat`.
+pub fn cpu_time(pid: u32) -> Result<Duration> {
+    let path = format!("/proc/{pid}/stat");
+    let stat = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    // Fields after the command name (which may hold spaces, inside parentheses): state is
+    // field 3, utime 14 and stime 15.
+    let rest = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest)
+        .with_context(|| format!("no command name in {path}"))?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| -> Result<u64> {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .with_context(|| format!("no field {} in {path}", i + 3))
+    };
+    let total = ticks(11)? + ticks(12)?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100);
+    Ok(Duration::from_secs_f64(total as f64 / hz as f64))
 }

@@ -134,11 +134,11 @@ pub async fn run(options: &Options) -> Result<Vec<Run>> {
 }
 
 /// `scripts/control-plane` with the audit log on, stopped (and its data removed) when dropped.
-struct ControlPlane {
+pub(super) struct ControlPlane {
     child: Child,
     lifeline: Option<ChildStdin>,
     kubeconfig: PathBuf,
-    audit_log: PathBuf,
+    pub(super) audit_log: PathBuf,
 }
 
 impl ControlPlane {
@@ -181,14 +181,14 @@ impl Drop for ControlPlane {
 }
 
 /// The operator's requests in the audit log, read as it grows.
-struct AuditLog {
+pub(super) struct AuditLog {
     path: PathBuf,
     offset: u64,
     seen: HashSet<String>,
 }
 
 impl AuditLog {
-    fn new(path: &Path) -> AuditLog {
+    pub(super) fn new(path: &Path) -> AuditLog {
         AuditLog {
             path: path.to_path_buf(),
             offset: 0,
@@ -197,7 +197,7 @@ impl AuditLog {
     }
 
     /// The operator's requests first logged since the last call, by (verb, resource).
-    fn take(&mut self) -> Result<Requests> {
+    pub(super) fn take(&mut self) -> Result<Requests> {
         let mut file = std::fs::File::open(&self.path)
             .with_context(|| format!("opening {}", self.path.display()))?;
         file.seek(SeekFrom::Start(self.offset))?;
@@ -276,18 +276,25 @@ fn progress(text: &str, expected: &BTreeSet<&str>) -> String {
     )
 }
 
+/// A fresh control plane (audit log on) with its data in `dir` (emptied first), its client,
+/// and the operators' identity bound to cluster-admin.
+pub(super) async fn fresh_control_plane(dir: &Path) -> Result<(ControlPlane, Cluster)> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir)?;
+    let control_plane = ControlPlane::start(dir)?;
+    let env = TestEnv::connect(&control_plane.kubeconfig).await?;
+    let cluster = Cluster::with_env(env).await?;
+    bind_operator(&cluster).await?;
+    Ok((control_plane, cluster))
+}
+
 async fn one(options: &Options, flavor: Flavor, binary: &Path, n: usize) -> Result<Run> {
     let o = options;
     let run_started = Instant::now();
     let dir = o.work_dir.join(format!("{}-{n}", flavor.name()));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    std::fs::create_dir_all(&dir)?;
-    let control_plane = ControlPlane::start(&dir)?;
-    let env = TestEnv::connect(&control_plane.kubeconfig).await?;
-    let cluster = Cluster::with_env(env).await?;
-    bind_operator(&cluster).await?;
+    let (control_plane, cluster) = fresh_control_plane(&dir).await?;
     let params = Params::scaled(n, o.seed);
     let docs = documents(&params);
     eprintln!("   loading {} objects", docs.len());
@@ -489,7 +496,7 @@ async fn one(options: &Options, flavor: Flavor, binary: &Path, n: usize) -> Resu
 // ---------------------------------------------------------------------------------------------
 // Report
 
-fn secs(d: Duration) -> String {
+pub(super) fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s < 1.0 {
         format!("{:.0} ms", s * 1000.0)
@@ -498,31 +505,31 @@ fn secs(d: Duration) -> String {
     }
 }
 
-fn mb(bytes: u64) -> String {
+pub(super) fn mb(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / 1e6)
 }
 
 /// One cell and the number behind it (for the ratio).
-struct Cell {
-    text: String,
-    value: Option<f64>,
+pub(super) struct Cell {
+    pub(super) text: String,
+    pub(super) value: Option<f64>,
 }
 
-fn duration_cell(d: Option<Duration>) -> Cell {
+pub(super) fn duration_cell(d: Option<Duration>) -> Cell {
     Cell {
         text: d.map_or_else(|| "-".to_owned(), secs),
         value: d.map(|d| d.as_secs_f64()),
     }
 }
 
-fn number_cell(v: Option<f64>, text: fn(f64) -> String) -> Cell {
+pub(super) fn number_cell(v: Option<f64>, text: fn(f64) -> String) -> Cell {
     Cell {
         text: v.map_or_else(|| "-".to_owned(), text),
         value: v,
     }
 }
 
-fn ratio(upstream: &Cell, ours: &Cell) -> String {
+pub(super) fn ratio(upstream: &Cell, ours: &Cell) -> String {
     match (upstream.value, ours.value) {
         (Some(u), Some(o)) if o > 0.0 => {
             let r = u / o;
@@ -591,7 +598,7 @@ fn burst_writes_cell(r: &Run) -> Cell {
     }
 }
 
-fn one_decimal(v: f64) -> String {
+pub(super) fn one_decimal(v: f64) -> String {
     format!("{v:.1}")
 }
 
