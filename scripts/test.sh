@@ -89,50 +89,71 @@ GO_BUILD_QUIET=1 scripts/build-images > /dev/null
 GO_BUILD_QUIET=1 scripts/build-loki > /dev/null
 echo "real node binaries and images ready in $((SECONDS - start))s"
 echo "== cargo test"
-# Every test binary is built first; then the tests run in two lanes at once, each running its
+# Every test binary is built first; then the tests run in three lanes at once, each running its
 # binaries one after the other as `cargo test --workspace` does (whose runner stops at the first
-# failing binary; so does each lane). The real node's tests spend most of their time waiting on
-# pods, with the cores mostly idle: run in line with the rest they were 11 min of a 22 min warm
-# run while nothing else ran. Cargo holds no lock while tests run, so two can. Every command
-# selects with --workspace, so that all build with the one feature set of the whole workspace
-# (`-p` or `--exclude` would resolve others and build the dependency graph again).
+# failing binary; so does each lane): the real node's tests, the binary's end-to-end tests
+# (crates/cli/tests: operators against testkube and the real control plane), and everything else
+# (unit, golden, promtool, agent and Alloy loads, testenv, testkube, doc tests). The first two
+# spend most of their time waiting on pods, API servers, leases and scrapes with the cores
+# mostly idle: in one lane with the rest they made a 21 min warm run, the other lane alone 16.
+# Cargo holds no lock while tests run, so several can. Every command selects with --workspace,
+# so that all build with the one feature set of the whole workspace (`-p` or `--exclude` would
+# resolve others and build the dependency graph again).
 cargo test --workspace --locked --no-run
 node_tests=(real_node docs demo cluster)
+# The package whose test binaries make the end-to-end lane (crates/cli).
+e2e_package=agent-operator
 # Each lane's commands are joined by && since errexit does not apply inside `lane || ...`.
 node_lane() {
   cargo test --workspace --locked "${node_tests[@]/#/--test=}"
 }
-# Every test target of the workspace (as --test=NAME) but the node lane's: a new test file runs
-# without anyone listing it here.
-other_tests() {
+# The workspace's test targets (as --test=NAME) but the node lane's: those of the end-to-end
+# package (`e2e`) or of every other package (`rest`). A new test file runs without anyone
+# listing it here.
+test_targets() {
   cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
-skip = set(sys.argv[1:])
-names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
+which, e2e, skip = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"]
+         if "test" in t["kind"] and (p["name"] == e2e) == (which == "e2e")}
 for name in sorted(names - skip):
     print("--test=" + name)
-' "${node_tests[@]}"
+' "$1" "$e2e_package" "${node_tests[@]}"
 }
-other_lane() {
+e2e_lane() {
   local tests
-  tests=$(other_tests) &&
+  tests=$(test_targets e2e) &&
+    # shellcheck disable=SC2086 # one --test=NAME a word
+    cargo test --workspace --locked $tests
+}
+rest_lane() {
+  local tests
+  tests=$(test_targets rest) &&
     # shellcheck disable=SC2086 # one --test=NAME a word
     cargo test --workspace --locked --lib --bins $tests &&
     cargo test --workspace --locked --doc
 }
 node_log=$CARGO_TARGET_DIR/test-node-lane.log
+e2e_log=$CARGO_TARGET_DIR/test-e2e-lane.log
 start=$SECONDS
 (node_lane) > "$node_log" 2>&1 &
 node_pid=$!
-other_status=0
-(other_lane) || other_status=$?
-echo "== cargo test: the other tests ended (exit $other_status) after $((SECONDS - start))s;" \
-  "waiting for the real node's tests ($node_log)"
+(e2e_lane) > "$e2e_log" 2>&1 &
+e2e_pid=$!
+rest_status=0
+(rest_lane) || rest_status=$?
+echo "== cargo test: unit, golden and the other crates' tests ended (exit $rest_status) after" \
+  "$((SECONDS - start))s; waiting for the end-to-end lane ($e2e_log)"
+e2e_status=0
+wait "$e2e_pid" || e2e_status=$?
+echo "== cargo test: the end-to-end tests (exit $e2e_status, $((SECONDS - start))s since the lanes began)"
+cat "$e2e_log"
 node_status=0
 wait "$node_pid" || node_status=$?
 echo "== cargo test: the real node's tests (exit $node_status, $((SECONDS - start))s since the lanes began)"
 cat "$node_log"
-if [ "$other_status" -ne 0 ] || [ "$node_status" -ne 0 ]; then
-  echo "== cargo test failed: other tests exit $other_status, real node tests exit $node_status" >&2
+if [ "$rest_status" -ne 0 ] || [ "$e2e_status" -ne 0 ] || [ "$node_status" -ne 0 ]; then
+  echo "== cargo test failed: exit $rest_status (unit, golden, other crates)," \
+    "$e2e_status (end-to-end), $node_status (real node)" >&2
   exit 1
 fi

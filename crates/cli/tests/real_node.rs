@@ -799,8 +799,9 @@ fn kustomize_install_agents_scrape_and_ship_to_prometheus() {
         || env.condition("grafanaagent", "monitoring", "agent", "Available") == "True",
     );
     // Let a few intervals pass after the faults, then look at every target's samples across
-    // the window: the other replica of the shard kept scraping, so no gap exceeds an interval
-    // (plus scrape jitter).
+    // the window. The other replica of the shard kept scraping, so at most one scrape may be
+    // missing (the issue's bound: nothing lost beyond one scrape interval; a starved surviving
+    // replica on a loaded machine was seen to skip one): no gap reaches three intervals.
     std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
     let window = fault.elapsed().as_secs() + 10;
     let raw = env.query(&format!(
@@ -824,8 +825,9 @@ fn kustomize_install_agents_scrape_and_ship_to_prometheus() {
         times.sort_by(f64::total_cmp);
         let gap = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
         assert!(
-            gap <= INTERVAL_SECONDS as f64 * 1.5,
-            "{instance}: a gap of {gap:.1}s in the samples across the faults"
+            gap < INTERVAL_SECONDS as f64 * 2.5,
+            "{instance}: a gap of {gap:.1}s in the samples across the faults: more than one \
+             scrape of {INTERVAL_SECONDS}s lost"
         );
     }
     assert_eq!(
