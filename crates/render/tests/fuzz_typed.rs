@@ -836,12 +836,30 @@ fn report(result: Result<(), TestError<impl std::fmt::Debug>>) {
     }
 }
 
+/// Runs `f` on a thread with a 64 MiB stack. The typed manifests' strategy nests a proptest
+/// value tree per field, dozens deep, each a large value on the stack: with the dependencies
+/// optimized (the dev profile) their frames passed the test thread's 2 MiB.
+fn on_a_large_stack(f: impl FnOnce() + Send) {
+    std::thread::scope(|scope| {
+        let joined = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn_scoped(scope, f)
+            .expect("spawning the fuzz thread")
+            .join();
+        if let Err(panic) = joined {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
 #[test]
 fn typed_manifests_with_extreme_values_render_safely() {
-    let mut runner = runner(24);
-    let started = Instant::now();
-    report(runner.run(&manifests(), |input| render_case(&input)));
-    eprintln!("fuzz_typed: {} cases in {:?}", cases(24), started.elapsed());
+    on_a_large_stack(|| {
+        let mut runner = runner(24);
+        let started = Instant::now();
+        report(runner.run(&manifests(), |input| render_case(&input)));
+        eprintln!("fuzz_typed: {} cases in {:?}", cases(24), started.elapsed());
+    });
 }
 
 // ---- the fast manifest reader against serde-saphyr ---------------------------------------
@@ -960,21 +978,24 @@ fn the_fast_manifest_reader_reads_what_serde_saphyr_reads() {
 
 #[test]
 fn the_fast_manifest_reader_reads_generated_manifests_as_serde_saphyr_does() {
-    let mut runner = runner(24);
-    report(runner.run(&manifests(), |input| {
-        for doc in &input.documents {
-            reader_agrees(doc)?;
-            // Our own emitter's text (quoting for YAML 1.1 readers) must read the same too.
-            let value: Value = serde_saphyr::from_str(doc)
-                .map_err(|e| TestCaseError::fail(format!("generated YAML does not parse: {e}")))?;
-            let ours = render::yaml::to_string(&value)
-                .map_err(|e| TestCaseError::fail(format!("our emitter fails: {e}")))?;
-            reader_agrees(&ours)?;
-            let back: Value = serde_saphyr::from_str(&ours).map_err(|e| {
-                TestCaseError::fail(format!("our emitter's YAML does not parse: {e}\n{ours}"))
-            })?;
-            prop_assert_eq!(back, value, "our emitter changes the value:\n{}", ours);
-        }
-        Ok(())
-    }));
+    on_a_large_stack(|| {
+        let mut runner = runner(24);
+        report(runner.run(&manifests(), |input| {
+            for doc in &input.documents {
+                reader_agrees(doc)?;
+                // Our own emitter's text (quoting for YAML 1.1 readers) must read the same too.
+                let value: Value = serde_saphyr::from_str(doc).map_err(|e| {
+                    TestCaseError::fail(format!("generated YAML does not parse: {e}"))
+                })?;
+                let ours = render::yaml::to_string(&value)
+                    .map_err(|e| TestCaseError::fail(format!("our emitter fails: {e}")))?;
+                reader_agrees(&ours)?;
+                let back: Value = serde_saphyr::from_str(&ours).map_err(|e| {
+                    TestCaseError::fail(format!("our emitter's YAML does not parse: {e}\n{ours}"))
+                })?;
+                prop_assert_eq!(back, value, "our emitter changes the value:\n{}", ours);
+            }
+            Ok(())
+        }));
+    });
 }
