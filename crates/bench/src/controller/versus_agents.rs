@@ -621,3 +621,47 @@ pub fn markdown(runs: &[AgentsRun], options: &Options, agents: &AgentsVersusOpti
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A process that takes `mib` of memory and then waits.
+    fn hungry(mib: usize) -> std::process::Child {
+        Command::new("python3")
+            .arg("-c")
+            .arg(format!(
+                "import time\nx = bytearray({mib} * 1024 * 1024)\ntime.sleep(60)"
+            ))
+            .spawn()
+            .expect("python3")
+    }
+
+    #[tokio::test]
+    async fn the_guard_kills_a_process_past_the_limit_and_reports_its_peak() {
+        let mut child = hungry(200);
+        let mut guard = MemoryGuard::start(child.id(), 100_000_000);
+        let outcome = guard
+            .guard(tokio::time::sleep(Duration::from_secs(30)))
+            .await;
+        let peak = outcome.expect_err("the guard trips before 30 s");
+        assert!(peak > 100_000_000, "peak {peak}");
+        assert_eq!(guard.tripped_at(), Some(peak));
+        let status = child.wait().expect("wait");
+        assert!(!status.success(), "killed: {status}");
+    }
+
+    #[tokio::test]
+    async fn the_guard_lets_work_finish_under_the_limit() {
+        let mut child = hungry(10);
+        let mut guard = MemoryGuard::start(child.id(), 1_000_000_000);
+        let outcome = guard
+            .guard(tokio::time::sleep(Duration::from_secs(2)))
+            .await;
+        assert!(outcome.is_ok());
+        assert_eq!(guard.tripped_at(), None);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
