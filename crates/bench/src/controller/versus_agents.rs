@@ -321,9 +321,7 @@ async fn one(
             run.incomplete.join("; ")
         );
     } else {
-        for watch in &mut watches {
-            settle(&mut guard, watch, o.edit_timeout).await;
-        }
+        settle(&mut guard, &mut watches, o.edit_timeout).await;
         audit.take()?;
     }
 
@@ -362,9 +360,7 @@ async fn one(
             }
             tokio::time::sleep(o.edit_pause).await;
         }
-        for watch in &mut watches {
-            settle(&mut guard, watch, o.edit_timeout).await;
-        }
+        settle(&mut guard, &mut watches, o.edit_timeout).await;
         run.own_writes = watches.iter().map(|w| w.writes).sum::<usize>() - writes_before;
         run.own_cpu = cpu_now(&op) - cpu_before;
         run.own_requests = audit.take()?;
@@ -412,9 +408,7 @@ async fn one(
             run.shared.push(slowest);
             tokio::time::sleep(o.edit_pause).await;
         }
-        for watch in &mut watches {
-            settle(&mut guard, watch, o.edit_timeout).await;
-        }
+        settle(&mut guard, &mut watches, o.edit_timeout).await;
         run.shared_writes = watches.iter().map(|w| w.writes).sum::<usize>() - writes_before;
         run.shared_cpu = cpu_now(&op) - cpu_before;
         run.shared_requests = audit.take()?;
@@ -437,12 +431,18 @@ async fn one(
     Ok(run)
 }
 
-/// Takes in the writes trailing the last change (at most `limit`); stops early when the guard
-/// has killed the operator (the next wait reports that).
-async fn settle(guard: &mut MemoryGuard, watch: &mut ConfigWatch, limit: Duration) {
-    let _ = guard
-        .guard(watch.settle(Duration::from_millis(500), limit))
-        .await;
+/// Takes in the writes trailing the last change on every watch (at most `limit` each); stops
+/// early when the guard has killed the operator (the next wait reports that).
+async fn settle(guard: &mut MemoryGuard, watches: &mut [ConfigWatch], limit: Duration) {
+    for watch in watches {
+        if guard
+            .guard(watch.settle(Duration::from_millis(500), limit))
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
 }
 
 fn killed(peak: u64, limit: u64, during: &str) -> String {
@@ -461,6 +461,11 @@ fn per(count: usize, total: f64) -> Option<f64> {
 
 fn cpu_per(count: usize, total: Duration) -> Cell {
     duration_cell(per(count, total.as_secs_f64()).map(Duration::from_secs_f64))
+}
+
+/// Percentile `p` of `values`; none for no values.
+fn percentile_cell(values: &[Duration], p: f64) -> Cell {
+    duration_cell((!values.is_empty()).then(|| percentile(values, p)))
 }
 
 fn count_cell(v: Option<f64>) -> Cell {
@@ -492,10 +497,10 @@ fn rows() -> Vec<(&'static str, Measure)> {
         number_cell(Some(r.cold_requests.total() as f64), |v| format!("{v:.0}"))
     }));
     rows.push(("own edit -> its agent's config, p50", |r| {
-        duration_cell((!r.own.is_empty()).then(|| percentile(&r.own, 50.0)))
+        percentile_cell(&r.own, 50.0)
     }));
     rows.push(("own edit -> its agent's config, p99", |r| {
-        duration_cell((!r.own.is_empty()).then(|| percentile(&r.own, 99.0)))
+        percentile_cell(&r.own, 99.0)
     }));
     rows.push(("requests per own edit", |r| {
         count_cell(per(r.own.len(), r.own_requests.total() as f64))
@@ -505,10 +510,10 @@ fn rows() -> Vec<(&'static str, Measure)> {
     }));
     rows.push(("CPU time per own edit", |r| cpu_per(r.own.len(), r.own_cpu)));
     rows.push(("shared edit -> every agent's config, p50", |r| {
-        duration_cell((!r.shared.is_empty()).then(|| percentile(&r.shared, 50.0)))
+        percentile_cell(&r.shared, 50.0)
     }));
     rows.push(("shared edit -> every agent's config, max", |r| {
-        duration_cell((!r.shared.is_empty()).then(|| percentile(&r.shared, 100.0)))
+        percentile_cell(&r.shared, 100.0)
     }));
     rows.push(("requests per shared edit", |r| {
         count_cell(per(r.shared.len(), r.shared_requests.total() as f64))
