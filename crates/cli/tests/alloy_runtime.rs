@@ -1,5 +1,5 @@
 //! Runtime alloy end to end (docs/alloy.md): the real `agent-operator run --runtime alloy`
-//! against an API server, on testkube and on the real control plane. An agent without
+//! against an API server (`testenv::backends()`: the real control plane). An agent without
 //! `spec.runtime` runs Alloy (the flag is the default), its objects equal what
 //! `render --runtime alloy` prints, the settings Alloy does not use show as a
 //! `RuntimeDifferences` condition and as Warning Events `AlloyDifference` on the agent and on
@@ -201,17 +201,11 @@ async fn scenario_runtime_alloy(backend: Backend) {
     assert!(!log.contains("panicked"), "{log}");
 }
 
+/// On the real control plane the CRD's schema keeps `spec.runtime`, and server-side apply of the
+/// status removes the condition the operator no longer sets.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn runtime_alloy_differences_show_in_status_and_events_on_testkube() {
-    scenario_runtime_alloy(Backend::TestKube).await;
-}
-
-/// The same on the real control plane (when `AGENT_OPERATOR_TEST_BACKENDS` names it, or is
-/// unset): the CRD's schema keeps `spec.runtime`, and server-side apply of the status removes
-/// the condition the operator no longer sets.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn runtime_alloy_differences_show_in_status_and_events_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_runtime_alloy(Backend::ControlPlane).await;
+async fn runtime_alloy_differences_show_in_status_and_events() {
+    for backend in testenv::backends() {
+        scenario_runtime_alloy(backend).await;
     }
 }

@@ -1,7 +1,7 @@
-//! Two `agent-operator run` processes with leader election, on testkube and on the real control
-//! plane: only the leader
-//! reconciles and writes; a killed leader is replaced within the lease duration, a stopped one
-//! (SIGTERM, lease released) at once; the health and metrics endpoints answer as documented.
+//! Two `agent-operator run` processes with leader election, on the real control plane
+//! (`testenv::backends()`): only the leader reconciles and writes; a killed leader is replaced
+//! within the lease duration, a stopped one (SIGTERM, lease released) at once; the health and
+//! metrics endpoints answer as documented.
 
 mod support;
 
@@ -147,18 +147,13 @@ fn config_secret_exists(cluster: &Cluster) -> Result<(), String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_the_leader_writes_and_a_standby_takes_over_on_testkube() {
-    only_the_leader_writes_and_a_standby_takes_over(Backend::TestKube).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_the_leader_writes_and_a_standby_takes_over_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        only_the_leader_writes_and_a_standby_takes_over(Backend::ControlPlane).await;
+async fn only_the_leader_writes_and_a_standby_takes_over() {
+    for backend in testenv::backends() {
+        scenario_only_the_leader_writes_and_a_standby_takes_over(backend).await;
     }
 }
 
-async fn only_the_leader_writes_and_a_standby_takes_over(backend: Backend) {
+async fn scenario_only_the_leader_writes_and_a_standby_takes_over(backend: Backend) {
     let cluster = Cluster::start(backend, "leader-election").await;
     let a = Candidate::start(&cluster, "op-a");
     wait_for_holder(&cluster, "op-a", Duration::from_secs(30));

@@ -1,4 +1,4 @@
-//! End to end, on both backends: what a long-running operator must do the same way as a
+//! End to end, on the real control plane (`testenv::backends()`): what a long-running operator must do the same way as a
 //! freshly started one, with the operator restarted mid-scenario. Each scenario works in a
 //! namespace of its own and runs `agent-operator run --namespace` on it; on the real control
 //! plane, which the scenarios of this binary share, they take turns, as its write counts are
@@ -275,14 +275,9 @@ async fn scenario_deleted_references_take_effect(backend: Backend) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn deleted_references_take_effect_on_testkube() {
-    scenario_deleted_references_take_effect(Backend::TestKube).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn deleted_references_take_effect_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_deleted_references_take_effect(Backend::ControlPlane).await;
+async fn deleted_references_take_effect() {
+    for backend in testenv::backends() {
+        scenario_deleted_references_take_effect(backend).await;
     }
 }
 
@@ -380,14 +375,9 @@ async fn scenario_drift_is_repaired_after_a_restart(backend: Backend) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn drift_is_repaired_after_a_restart_on_testkube() {
-    scenario_drift_is_repaired_after_a_restart(Backend::TestKube).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn drift_is_repaired_after_a_restart_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_drift_is_repaired_after_a_restart(Backend::ControlPlane).await;
+async fn drift_is_repaired_after_a_restart() {
+    for backend in testenv::backends() {
+        scenario_drift_is_repaired_after_a_restart(backend).await;
     }
 }
 
@@ -483,14 +473,9 @@ async fn scenario_restarts_keep_status_entries(backend: Backend) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn restarts_keep_status_entries_on_testkube() {
-    scenario_restarts_keep_status_entries(Backend::TestKube).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn restarts_keep_status_entries_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_restarts_keep_status_entries(Backend::ControlPlane).await;
+async fn restarts_keep_status_entries() {
+    for backend in testenv::backends() {
+        scenario_restarts_keep_status_entries(backend).await;
     }
 }
 
@@ -617,14 +602,9 @@ spec:
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn events_keep_every_note_on_testkube() {
-    scenario_events_keep_every_note(Backend::TestKube).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn events_keep_every_note_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_events_keep_every_note(Backend::ControlPlane).await;
+async fn events_keep_every_note() {
+    for backend in testenv::backends() {
+        scenario_events_keep_every_note(backend).await;
     }
 }
 
@@ -683,13 +663,8 @@ impl Scenario {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn relists_that_keep_failing_back_off_on_testkube() {
-    scenario_relists_that_keep_failing_back_off(Backend::TestKube).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn relists_that_keep_failing_back_off_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_relists_that_keep_failing_back_off(Backend::ControlPlane).await;
+async fn relists_that_keep_failing_back_off() {
+    for backend in testenv::backends() {
+        scenario_relists_that_keep_failing_back_off(backend).await;
     }
 }

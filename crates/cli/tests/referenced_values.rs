@@ -88,15 +88,8 @@ async fn scenario_config_map_values(backend: Backend) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn config_map_values_reach_the_config_and_follow_edits_on_testkube() {
-    scenario_config_map_values(Backend::TestKube).await;
-}
-
-/// The same on the real control plane (when `AGENT_OPERATOR_TEST_BACKENDS` names it, as it
-/// does unless set otherwise).
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn config_map_values_reach_the_config_and_follow_edits_on_the_control_plane() {
-    if testenv::backends().contains(&Backend::ControlPlane) {
-        scenario_config_map_values(Backend::ControlPlane).await;
+async fn config_map_values_reach_the_config_and_follow_edits() {
+    for backend in testenv::backends() {
+        scenario_config_map_values(backend).await;
     }
 }

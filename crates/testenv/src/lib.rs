@@ -44,7 +44,7 @@ pub use control_plane::control_plane_script;
 pub use proxy::Proxy;
 
 /// The environment variable that selects the backends [`backends`] returns: a comma-separated
-/// list of `testkube` and `control-plane`. Unset means both.
+/// list of `testkube` and `control-plane`. Unset means the control plane only.
 pub const BACKENDS_VAR: &str = "AGENT_OPERATOR_TEST_BACKENDS";
 
 /// Which API server a test runs against.
@@ -144,7 +144,13 @@ pub enum Error {
     Proxy(std::io::Error),
 }
 
-/// The backends tests should run on: both, unless [`BACKENDS_VAR`] names a subset.
+/// The backends a scenario runs on that needs nothing only testkube gives: the real control
+/// plane, unless [`BACKENDS_VAR`] names others (`testkube` for a fast loop while developing).
+///
+/// testkube is fenced to what the real API server cannot give: speed (benchmarks, the demo),
+/// fault injection and request counters. A test that uses one of those names
+/// `Backend::TestKube` itself; a behaviour that both can show is shown where the answer is
+/// authoritative, since when the two disagree the real one is right.
 ///
 /// # Panics
 /// When [`BACKENDS_VAR`] holds something other than backend names: a test run configured
@@ -155,7 +161,7 @@ pub fn backends() -> Vec<Backend> {
             Ok(backends) => backends,
             Err(error) => panic!("{error}"),
         },
-        Err(_) => vec![Backend::TestKube, Backend::ControlPlane],
+        Err(_) => vec![Backend::ControlPlane],
     }
 }
 

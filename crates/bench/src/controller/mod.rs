@@ -38,7 +38,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, DeleteParams};
 use render::desired::PlanOptions;
-pub use testenv::{Backend, backends};
+pub use testenv::Backend;
 
 use crate::generate::{
     AGENT_NAMESPACE, Corpus, Params, agent_name, documents, generate, namespace_name,
