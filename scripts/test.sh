@@ -91,34 +91,38 @@ echo "real node binaries and images ready in $((SECONDS - start))s"
 echo "== cargo test"
 # Every test binary is built first; then the tests run in three lanes at once, each running its
 # binaries one after the other as `cargo test --workspace` does (whose runner stops at the first
-# failing binary; so does each lane): the real node's tests, the binary's end-to-end tests
-# (crates/cli/tests: operators against testkube and the real control plane), and everything else
-# (unit, golden, promtool, agent and Alloy loads, testenv, testkube, doc tests). The first two
-# spend most of their time waiting on pods, API servers, leases and scrapes with the cores
-# mostly idle: in one lane with the rest they made a 21 min warm run, the other lane alone 16.
-# Cargo holds no lock while tests run, so several can. Every command selects with --workspace,
-# so that all build with the one feature set of the whole workspace (`-p` or `--exclude` would
-# resolve others and build the dependency graph again).
+# failing binary; so does each lane): the real node's scenarios, the binary's end-to-end tests
+# (crates/cli/tests: operators on the real control plane and testkube, the docs), and everything
+# else (unit, golden, promtool, agent and Alloy loads, testenv, testkube, doc tests, the demo).
+# The lanes are balanced by their measured times (about 6, 11 and 10 min on 2 cores, each
+# slowed by the others): most of the first two is waiting on pods, API servers, leases and
+# scrapes. real_node's four scenarios each run a cluster of their own and mostly wait, so they
+# all run at once. Cargo holds no lock while tests run, so several lanes can. Every command
+# selects with --workspace, so that all build with the one feature set of the whole workspace
+# (`-p` or `--exclude` would resolve others and build the dependency graph again).
 cargo test --workspace --locked --no-run
-node_tests=(real_node docs demo cluster)
+# The node lane's test targets, and those of the end-to-end package that run in the rest lane.
+node_tests=(real_node cluster)
+rest_also=(demo)
 # The package whose test binaries make the end-to-end lane (crates/cli).
 e2e_package=agent-operator
 # Each lane's commands are joined by && since errexit does not apply inside `lane || ...`.
 node_lane() {
-  cargo test --workspace --locked "${node_tests[@]/#/--test=}"
+  cargo test --workspace --locked --test=real_node -- --test-threads=4 &&
+    cargo test --workspace --locked --test=cluster
 }
 # The workspace's test targets (as --test=NAME) but the node lane's: those of the end-to-end
-# package (`e2e`) or of every other package (`rest`). A new test file runs without anyone
-# listing it here.
+# package (`e2e`) or of every other package (`rest`), the rest lane taking `rest_also` from the
+# first. A new test file runs without anyone listing it here.
 test_targets() {
   cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
-which, e2e, skip = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+which, e2e, skip, rest_also = sys.argv[1], sys.argv[2], set(sys.argv[3].split()), set(sys.argv[4].split())
 names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"]
-         if "test" in t["kind"] and (p["name"] == e2e) == (which == "e2e")}
+         if "test" in t["kind"] and ((p["name"] == e2e and t["name"] not in rest_also) == (which == "e2e"))}
 for name in sorted(names - skip):
     print("--test=" + name)
-' "$1" "$e2e_package" "${node_tests[@]}"
+' "$1" "$e2e_package" "${node_tests[*]}" "${rest_also[*]}"
 }
 e2e_lane() {
   local tests
@@ -142,7 +146,7 @@ node_pid=$!
 e2e_pid=$!
 rest_status=0
 (rest_lane) || rest_status=$?
-echo "== cargo test: unit, golden and the other crates' tests ended (exit $rest_status) after" \
+echo "== cargo test: unit, golden, the other crates' tests and the demo ended (exit $rest_status) after" \
   "$((SECONDS - start))s; waiting for the end-to-end lane ($e2e_log)"
 e2e_status=0
 wait "$e2e_pid" || e2e_status=$?
@@ -150,10 +154,10 @@ echo "== cargo test: the end-to-end tests (exit $e2e_status, $((SECONDS - start)
 cat "$e2e_log"
 node_status=0
 wait "$node_pid" || node_status=$?
-echo "== cargo test: the real node's tests (exit $node_status, $((SECONDS - start))s since the lanes began)"
+echo "== cargo test: the real node's scenarios (exit $node_status, $((SECONDS - start))s since the lanes began)"
 cat "$node_log"
 if [ "$rest_status" -ne 0 ] || [ "$e2e_status" -ne 0 ] || [ "$node_status" -ne 0 ]; then
-  echo "== cargo test failed: exit $rest_status (unit, golden, other crates)," \
+  echo "== cargo test failed: exit $rest_status (unit, golden, other crates, demo)," \
     "$e2e_status (end-to-end), $node_status (real node)" >&2
   exit 1
 fi
