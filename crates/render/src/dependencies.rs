@@ -90,6 +90,15 @@ impl SelectorDependency {
             .is_some_and(|(label, _)| label.matches(labels))
     }
 
+    /// The label requirements an object must meet by carrying one given value (see
+    /// [`LabelMatcher::required_values`]); empty when the selector is invalid.
+    pub fn required_label_values(&self) -> Vec<(&str, Vec<&str>)> {
+        self.matchers
+            .as_ref()
+            .map(|(label, _)| label.required_values())
+            .unwrap_or_default()
+    }
+
     /// Whether the namespace selector is set (so a namespace's labels matter).
     pub fn has_namespace_selector(&self) -> bool {
         self.namespace_selector.is_some()

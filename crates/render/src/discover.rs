@@ -148,7 +148,39 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
             }
         }
         let objects = self.inputs.objects::<T>();
-        let selected: Vec<Arc<T>> = if dependency.has_namespace_selector() {
+        let searched = if dependency.has_namespace_selector() {
+            objects.len()
+        } else {
+            objects.count_in_namespace(&parent.namespace)
+        };
+        // The objects carrying the label value the selector requires, when that is fewer than
+        // the objects of the namespaces it searches.
+        let narrowest = dependency
+            .required_label_values()
+            .into_iter()
+            .map(|(key, values)| (objects.count_labelled(key, &values), key, values))
+            .min_by_key(|(count, _, _)| *count)
+            .filter(|(count, _, _)| *count < searched);
+        let selected: Vec<Arc<T>> = if let Some((_, key, values)) = narrowest {
+            // The candidates come by namespace: decide each namespace once.
+            let mut namespace_decided: Option<(&str, bool)> = None;
+            objects
+                .labelled(key, &values)
+                .into_iter()
+                .filter(|(ns, _)| match namespace_decided {
+                    Some((decided, selected)) if decided == *ns => selected,
+                    _ => {
+                        let selected =
+                            dependency.matches_namespace(ns, self.inputs.namespace_labels(ns));
+                        namespace_decided = Some((ns, selected));
+                        selected
+                    }
+                })
+                .map(|(_, c)| c)
+                .filter(|c| dependency.matches_labels(labels_of(c.as_ref())))
+                .cloned()
+                .collect()
+        } else if dependency.has_namespace_selector() {
             objects
                 .namespaces()
                 .filter(|ns| dependency.matches_namespace(ns, self.inputs.namespace_labels(ns)))

@@ -159,6 +159,24 @@ impl LabelMatcher {
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
         self.first_unmatched(labels).is_none()
     }
+
+    /// The requirements only an object carrying one given label value can meet (`key: value`
+    /// of matchLabels, `key In (values)`), as (key, values): a store indexed by label finds
+    /// every object such a selector can select among those. Empty for a nil selector, which
+    /// selects nothing.
+    pub fn required_values(&self) -> Vec<(&str, Vec<&str>)> {
+        self.0
+            .iter()
+            .flatten()
+            .filter_map(|r| match &r.expression {
+                Expression::Equal(key, value) => Some((key.as_str(), vec![value.as_str()])),
+                Expression::In(key, values) => {
+                    Some((key.as_str(), values.iter().map(String::as_str).collect()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Whether `labels` satisfy `selector` (see [`LabelMatcher`]); an invalid selector matches

@@ -15,7 +15,7 @@
 //! one; discovery lists the objects whose needed values are not loaded in
 //! [`crate::discover::Discovery::to_load`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use api::{
@@ -102,10 +102,15 @@ input_kinds! {
     Probe => Probe, probes;
 }
 
-/// The objects of one kind, by namespace then name.
+/// The objects of one kind, by namespace then name, and by label.
 #[derive(Debug, Clone)]
 pub struct Objects<T> {
     by_namespace: BTreeMap<String, BTreeMap<String, Arc<T>>>,
+    /// Label key, then value, to the objects carrying that label: a selector that requires a
+    /// label (`matchLabels`, or `In`) reads only those, not every object of the namespaces it
+    /// searches (at 50k monitors over ten agents, most of a reconcile's CPU went to matching
+    /// the monitors of other agents).
+    by_label: HashMap<String, HashMap<String, BTreeMap<NamespacedName, Arc<T>>>>,
     len: usize,
 }
 
@@ -113,6 +118,7 @@ impl<T> Default for Objects<T> {
     fn default() -> Self {
         Objects {
             by_namespace: BTreeMap::new(),
+            by_label: HashMap::new(),
             len: 0,
         }
     }
@@ -139,6 +145,11 @@ impl<T> Objects<T> {
             .flat_map(|m| m.values())
     }
 
+    /// How many objects `namespace` holds.
+    pub fn count_in_namespace(&self, namespace: &str) -> usize {
+        self.by_namespace.get(namespace).map_or(0, BTreeMap::len)
+    }
+
     /// The namespaces holding at least one object, in order.
     pub fn namespaces(&self) -> impl Iterator<Item = &str> {
         self.by_namespace.keys().map(String::as_str)
@@ -149,14 +160,61 @@ impl<T> Objects<T> {
         self.by_namespace.values().flat_map(|m| m.values())
     }
 
+    /// How many objects carry label `key` with one of `values`.
+    pub fn count_labelled(&self, key: &str, values: &[&str]) -> usize {
+        self.carrying(key, values).map(BTreeMap::len).sum()
+    }
+
+    /// The objects carrying label `key` with one of `values`, with their namespace, by
+    /// (namespace, name).
+    pub fn labelled(&self, key: &str, values: &[&str]) -> Vec<(&str, &Arc<T>)> {
+        let mut carrying: Vec<(&NamespacedName, &Arc<T>)> =
+            self.carrying(key, values).flatten().collect();
+        carrying.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        carrying
+            .into_iter()
+            .map(|((namespace, _), object)| (namespace.as_str(), object))
+            .collect()
+    }
+}
+
+impl<T> Objects<T> {
+    /// The objects carrying `key` with each of `values`, by value. An object carries one value
+    /// of a key, so these are disjoint once a value listed twice is taken once.
+    fn carrying(
+        &self,
+        key: &str,
+        values: &[&str],
+    ) -> impl Iterator<Item = &BTreeMap<NamespacedName, Arc<T>>> {
+        let mut values: Vec<&str> = values.to_vec();
+        values.sort_unstable();
+        values.dedup();
+        let by_value = self.by_label.get(key);
+        values
+            .into_iter()
+            .filter_map(move |v| by_value.and_then(|b| b.get(v)))
+    }
+}
+
+impl<T: Resource> Objects<T> {
     fn insert(&mut self, namespace: String, name: String, object: Arc<T>) -> Option<Arc<T>> {
+        let key = (namespace, name);
         let previous = self
             .by_namespace
-            .entry(namespace)
+            .entry(key.0.clone())
             .or_default()
-            .insert(name, object);
-        if previous.is_none() {
-            self.len += 1;
+            .insert(key.1.clone(), object.clone());
+        match &previous {
+            Some(previous) => self.unindex(&key, previous),
+            None => self.len += 1,
+        }
+        for (label, value) in labels_of(object.as_ref()) {
+            self.by_label
+                .entry(label.clone())
+                .or_default()
+                .entry(value.clone())
+                .or_default()
+                .insert(key.clone(), object.clone());
         }
         previous
     }
@@ -168,7 +226,26 @@ impl<T> Objects<T> {
             self.by_namespace.remove(namespace);
         }
         self.len -= 1;
+        self.unindex(&(namespace.to_owned(), name.to_owned()), &removed);
         Some(removed)
+    }
+
+    /// Drops `object`'s labels from the label index.
+    fn unindex(&mut self, key: &NamespacedName, object: &T) {
+        for (label, value) in labels_of(object) {
+            let Some(by_value) = self.by_label.get_mut(label) else {
+                continue;
+            };
+            if let Some(carrying) = by_value.get_mut(value) {
+                carrying.remove(key);
+                if carrying.is_empty() {
+                    by_value.remove(value);
+                }
+            }
+            if by_value.is_empty() {
+                self.by_label.remove(label);
+            }
+        }
     }
 }
 
@@ -594,6 +671,63 @@ mod tests {
             .iter()
             .map(|m| InputRef::of(Kind::ServiceMonitor, m.as_ref()).key())
             .collect()
+    }
+
+    fn labelled(namespace: &str, name: &str, labels: &[(&str, &str)]) -> Arc<ServiceMonitor> {
+        let mut sm = Arc::unwrap_or_clone(monitor(namespace, name));
+        sm.metadata.labels = Some(
+            labels
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        );
+        Arc::new(sm)
+    }
+
+    fn carrying(store: &InputStore, key: &str, values: &[&str]) -> Vec<String> {
+        let objects = store.objects::<ServiceMonitor>();
+        let found: Vec<String> = objects
+            .labelled(key, values)
+            .into_iter()
+            .map(|(ns, m)| {
+                let key = InputRef::of(Kind::ServiceMonitor, m.as_ref()).key();
+                assert!(key.starts_with(&format!("{ns}/")), "{key} under {ns}");
+                key
+            })
+            .collect();
+        assert_eq!(objects.count_labelled(key, values), found.len());
+        found
+    }
+
+    #[test]
+    fn the_label_index_follows_every_change() {
+        let mut store = InputStore::new();
+        store.apply(labelled("b", "1", &[("agent", "x"), ("app", "web")]));
+        store.apply(labelled("a", "2", &[("agent", "y")]));
+        store.apply(labelled("a", "1", &[("agent", "x")]));
+        assert_eq!(carrying(&store, "agent", &["x"]), ["a/1", "b/1"]);
+        // Several values, one listed twice, one nobody carries: by (namespace, name), once each.
+        assert_eq!(
+            carrying(&store, "agent", &["y", "x", "y", "z"]),
+            ["a/1", "a/2", "b/1"]
+        );
+        assert_eq!(carrying(&store, "nope", &["x"]), Vec::<String>::new());
+
+        // A relabel moves the object; a deletion drops it; the last carrier drops the value.
+        store.apply(labelled("b", "1", &[("agent", "y")]));
+        assert_eq!(carrying(&store, "agent", &["x"]), ["a/1"]);
+        assert_eq!(carrying(&store, "agent", &["y"]), ["a/2", "b/1"]);
+        assert_eq!(carrying(&store, "app", &["web"]), Vec::<String>::new());
+        assert!(store.delete(Kind::ServiceMonitor, "a", "1"));
+        assert_eq!(carrying(&store, "agent", &["x"]), Vec::<String>::new());
+        let objects = store.objects::<ServiceMonitor>();
+        assert!(!objects.by_label["agent"].contains_key("x"));
+        assert!(!objects.by_label.contains_key("app"));
+
+        // A relist replaces the index with the store.
+        store.reset([labelled("c", "1", &[("agent", "x")])]);
+        assert_eq!(carrying(&store, "agent", &["x"]), ["c/1"]);
+        assert_eq!(carrying(&store, "agent", &["y"]), Vec::<String>::new());
     }
 
     #[test]

@@ -274,3 +274,80 @@ fn one_object_can_belong_to_two_agents() {
         assert_eq!(discover(a, &s).hierarchy.metrics.len(), 1);
     }
 }
+
+/// A selector that requires a label value reads the store's label index instead of every
+/// object of the namespaces it searches: the same monitors, in the same order, as matching
+/// every monitor one by one, whatever the selector's shape.
+#[test]
+fn selecting_through_the_label_index_selects_what_a_full_scan_selects() {
+    let mut docs = vec![
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: n0, labels: {team: a}}".to_owned(),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: n1, labels: {team: b}}".to_owned(),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: n2, labels: {team: a}}".to_owned(),
+        // n3 has no Namespace object: no labels.
+        agent("    instanceSelector: {}\n    instanceNamespaceSelector: {}").replace("ops", "n0"),
+    ];
+    for i in 0..60 {
+        let app = if i % 5 == 0 { "db" } else { "web" };
+        docs.push(format!(
+            "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: m{i:02}, namespace: n{}, labels: {{agent: x{}, app: {app}}}}}\nspec:\n  selector: {{}}\n  endpoints: [{{port: web}}]",
+            i % 4,
+            i % 3
+        ));
+    }
+    let selectors = [
+        "serviceMonitorSelector: {matchLabels: {agent: x1}}",
+        "serviceMonitorSelector: {matchLabels: {agent: x1}}\n  serviceMonitorNamespaceSelector: {}",
+        "serviceMonitorSelector: {matchExpressions: [{key: agent, operator: In, values: [x0, x2, x2, nobody]}]}\n  serviceMonitorNamespaceSelector: {matchLabels: {team: a}}",
+        "serviceMonitorSelector: {matchLabels: {agent: x0, app: web}}\n  serviceMonitorNamespaceSelector: {}",
+        "serviceMonitorSelector: {matchLabels: {app: db}, matchExpressions: [{key: agent, operator: NotIn, values: [x0]}]}\n  serviceMonitorNamespaceSelector: {matchExpressions: [{key: team, operator: DoesNotExist}]}",
+        "serviceMonitorSelector: {matchExpressions: [{key: agent, operator: NotIn, values: [x0]}]}\n  serviceMonitorNamespaceSelector: {}",
+        "serviceMonitorSelector: {matchExpressions: [{key: app, operator: Exists}, {key: agent, operator: In, values: [x1]}]}\n  serviceMonitorNamespaceSelector: {matchExpressions: [{key: team, operator: In, values: [b]}]}",
+        "serviceMonitorSelector: {matchLabels: {agent: nobody}}\n  serviceMonitorNamespaceSelector: {}",
+        "serviceMonitorSelector: {}",
+    ];
+    for (i, selector) in selectors.iter().enumerate() {
+        docs.push(instance(
+            "n1",
+            &format!("i{i}"),
+            "{}",
+            &format!("  {selector}"),
+        ));
+    }
+    let s = store(&docs.join("\n---\n"));
+    let d = discover(s.agents().next().expect("a GrafanaAgent"), &s);
+    assert!(d.rejections.is_empty(), "{:?}", d.rejections);
+    assert_eq!(d.hierarchy.metrics.len(), selectors.len());
+    let mut selected_by_index = 0;
+    for node in &d.hierarchy.metrics {
+        let spec = &node.instance.spec;
+        let scanned: Vec<String> = s
+            .objects::<api::ServiceMonitor>()
+            .iter()
+            .filter(|m| {
+                let ns = m.metadata.namespace.as_deref().unwrap_or_default();
+                let in_scope = match &spec.service_monitor_namespace_selector {
+                    None => ns == "n1",
+                    Some(sel) => render::selector::matches(
+                        Some(sel),
+                        render::store::InputView::namespace_labels(&s, ns),
+                    ),
+                };
+                in_scope
+                    && render::selector::matches(
+                        spec.service_monitor_selector.as_ref(),
+                        render::store::labels_of(m.as_ref()),
+                    )
+            })
+            .map(|m| render::input_ref::InputRef::of(Kind::ServiceMonitor, m.as_ref()).key())
+            .collect();
+        let selected: Vec<String> = node
+            .service_monitors
+            .iter()
+            .map(|m| render::input_ref::InputRef::of(Kind::ServiceMonitor, m.as_ref()).key())
+            .collect();
+        assert_eq!(selected, scanned, "{:?}", node.instance.metadata.name);
+        selected_by_index += selected.len();
+    }
+    assert!(selected_by_index > 40, "the selectors select something");
+}
