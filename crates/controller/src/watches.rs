@@ -170,10 +170,10 @@ macro_rules! watched_kinds {
                     total: 0,
                 },
             };
-            let agents_config = match agent_selector {
+            let agents_config = listed_in_pages(match agent_selector {
                 Some(s) => watcher::Config::default().labels(s),
                 None => watcher::Config::default(),
-            };
+            });
             let ($pfield, primary, agents_gone) =
                 b.with_departures(b.api(), agents_config, Triggering::SpecOrLabels, $pfeed);
             $(
@@ -223,12 +223,22 @@ macro_rules! feed_of {
     };
 }
 
+/// Objects per page of a watch's initial list (kube-runtime asks for 500). At 50k
+/// ServiceMonitors that was 100 requests answered one after the other, and the list more than
+/// half the cold start (4.4 s of 7.9 on testkube; 3.7 s with this). A page of 5,000 monitors is
+/// about 6 MB of JSON, decoded and dropped page by page.
+const LIST_PAGE_SIZE: u32 = 5_000;
+
+fn listed_in_pages(config: watcher::Config) -> watcher::Config {
+    config.page_size(LIST_PAGE_SIZE)
+}
+
 macro_rules! selection {
     (every) => {
-        watcher::Config::default()
+        listed_in_pages(watcher::Config::default())
     };
     (managed) => {
-        watcher::Config::default().labels(&managed_selector())
+        listed_in_pages(watcher::Config::default().labels(&managed_selector()))
     };
 }
 
