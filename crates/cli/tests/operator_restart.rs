@@ -1,8 +1,8 @@
-//! End to end, on the real control plane (`testenv::backends()`): what a long-running operator must do the same way as a
-//! freshly started one, with the operator restarted mid-scenario. Each scenario works in a
-//! namespace of its own and runs `agent-operator run --namespace` on it; on the real control
-//! plane, which the scenarios of this binary share, they take turns, as its write counts are
-//! cluster-wide.
+//! End to end, on the real control plane (`testenv::backends()`): what a long-running operator
+//! must do the same way as a freshly started one, with the operator restarted mid-scenario.
+//! Each scenario works in a namespace of its own and runs `agent-operator run --namespace` on
+//! it; on the real control plane, which the scenarios of this binary share, they take turns, as
+//! its write counts are cluster-wide.
 
 mod support;
 

@@ -139,24 +139,14 @@ impl Collector<'_> {
             return;
         }
         let f = path();
-        if e.bearer_token_secret.is_some() {
-            self.secret(
-                format!("{f}.bearerTokenSecret"),
-                e.bearer_token_secret.as_ref(),
-            );
-        }
-        if e.basic_auth.is_some() {
-            self.basic_auth(&format!("{f}.basicAuth"), e.basic_auth.as_ref());
-        }
-        if tls.is_some() {
-            self.tls(&format!("{f}.tlsConfig"), tls);
-        }
-        if e.oauth2.is_some() {
-            self.oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
-        }
-        if e.authorization.is_some() {
-            self.authorization(&format!("{f}.authorization"), e.authorization.as_ref());
-        }
+        self.secret(
+            format!("{f}.bearerTokenSecret"),
+            e.bearer_token_secret.as_ref(),
+        );
+        self.basic_auth(&format!("{f}.basicAuth"), e.basic_auth.as_ref());
+        self.tls(&format!("{f}.tlsConfig"), tls);
+        self.oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
+        self.authorization(&format!("{f}.authorization"), e.authorization.as_ref());
     }
 }
 

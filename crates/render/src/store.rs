@@ -176,9 +176,7 @@ impl<T> Objects<T> {
             .map(|((namespace, _), object)| (namespace.as_str(), object))
             .collect()
     }
-}
 
-impl<T> Objects<T> {
     /// The objects carrying `key` with each of `values`, by value. An object carries one value
     /// of a key, so these are disjoint once a value listed twice is taken once.
     fn carrying(
