@@ -112,6 +112,9 @@ struct Discoverer<'a, V: ?Sized> {
     inputs: &'a V,
     rejections: Vec<Rejection>,
     dependencies: Dependencies,
+    /// [`Dependencies::members`] as selected, in runs of (namespace, name) order: made a set
+    /// at the end at once, rather than one ordered insertion per member.
+    members: Vec<InputRef>,
     assets: Assets,
 }
 
@@ -195,8 +198,7 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
                 .cloned()
                 .collect()
         };
-        self.dependencies
-            .members
+        self.members
             .extend(selected.iter().map(|o| InputRef::of(T::KIND, o.as_ref())));
         self.dependencies.selectors.push(dependency);
         selected
@@ -205,7 +207,7 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
     /// Resolves `refs` of `owner` into the asset store. Returns false (and reports) when a
     /// referenced Secret exists without the key (unless the selector is optional), or its
     /// file name collides.
-    fn resolve(&mut self, owner: &InputRef, refs: Vec<Reference>) -> bool {
+    fn resolve(&mut self, owner: &InputRef, refs: &[Reference]) -> bool {
         let mut ok = true;
         for Reference {
             field,
@@ -213,17 +215,24 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
             optional,
         } in refs
         {
-            self.depend_on(&key);
-            let outcome = self.assets.resolve(self.inputs, &key);
+            // A key resolved before was depended on then: most monitors of a namespace share
+            // the same few Secrets.
+            let outcome = match self.assets.resolved_before(key) {
+                Some(outcome) => outcome,
+                None => {
+                    self.depend_on(key);
+                    self.assets.resolve(self.inputs, key)
+                }
+            };
             let optional_and_missing =
-                optional && matches!(outcome, Err(crate::assets::AssetError::KeyMissing(_)));
+                *optional && matches!(outcome, Err(crate::assets::AssetError::KeyMissing(_)));
             if let Err(e) = outcome
                 && !optional_and_missing
             {
                 self.rejections.push(Rejection::new(
                     owner.clone(),
                     Reason::of_asset_error(&e),
-                    field,
+                    field.clone(),
                     e.to_string(),
                 ));
                 ok = false;
@@ -241,16 +250,16 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
     }
 
     /// Keeps the leaf objects whose references all resolve; reports the others.
-    fn resolved_leaves<T: Input>(
-        &mut self,
-        objects: Vec<Arc<T>>,
-        refs: impl Fn(&T) -> Vec<Reference>,
-    ) -> Vec<Arc<T>> {
+    fn resolved_leaves<T: Input>(&mut self, objects: Vec<Arc<T>>) -> Vec<Arc<T>> {
+        let store = self.inputs.objects::<T>();
         objects
             .into_iter()
             .filter(|o| {
                 let r = InputRef::of(T::KIND, o.as_ref());
-                self.resolve(&r, refs(o))
+                match store.references(&r.namespace, &r.name) {
+                    Some(refs) => self.resolve(&r, refs),
+                    None => self.resolve(&r, &o.references()),
+                }
             })
             .collect()
     }
@@ -263,11 +272,12 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         inputs,
         rejections: Vec::new(),
         dependencies: Dependencies::default(),
+        members: Vec::new(),
         assets: Assets::default(),
     };
     let agent_ref = InputRef::of(Kind::GrafanaAgent, agent.as_ref());
     let spec = &agent.spec;
-    d.resolve(&agent_ref, references::of_agent(agent));
+    d.resolve(&agent_ref, &references::of_agent(agent));
 
     let metrics = spec.metrics.as_ref();
     let metrics_instances = d.select::<MetricsInstance>(
@@ -286,7 +296,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         .into_iter()
         .map(|instance| {
             let me = InputRef::of(Kind::MetricsInstance, instance.as_ref());
-            d.resolve(&me, references::of_metrics_instance(&instance));
+            d.resolve(&me, &references::of_metrics_instance(&instance));
             let s = &instance.spec;
             let sms = d.select::<ServiceMonitor>(
                                 &me,
@@ -325,9 +335,9 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
                 s.probe_namespace_selector.as_ref(),
             );
             MetricsInstanceNode {
-                service_monitors: d.resolved_leaves(sms, references::of_service_monitor),
-                pod_monitors: d.resolved_leaves(pms, references::of_pod_monitor),
-                probes: d.resolved_leaves(probes, references::of_probe),
+                service_monitors: d.resolved_leaves(sms),
+                pod_monitors: d.resolved_leaves(pms),
+                probes: d.resolved_leaves(probes),
                 instance,
             }
         })
@@ -347,7 +357,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         .into_iter()
         .map(|instance| {
             let me = InputRef::of(Kind::LogsInstance, instance.as_ref());
-            d.resolve(&me, references::of_logs_instance(&instance));
+            d.resolve(&me, &references::of_logs_instance(&instance));
             let pod_logs = d.select::<PodLogs>(
                 &me,
                 ["spec.podLogsSelector", "spec.podLogsNamespaceSelector"],
@@ -368,10 +378,11 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         integrations_spec.and_then(|i| i.selector.as_ref()),
         integrations_spec.and_then(|i| i.namespace_selector.as_ref()),
     );
-    let integrations = d.resolved_leaves(integrations, references::of_integration);
+    let integrations = d.resolved_leaves(integrations);
 
     d.rejections.sort();
     d.rejections.dedup();
+    d.dependencies.members = std::mem::take(&mut d.members).into_iter().collect();
     let to_load = not_loaded(&d.assets, &d.dependencies);
     Discovery {
         hierarchy: Hierarchy {

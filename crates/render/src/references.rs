@@ -9,7 +9,7 @@ use api::prometheus::{ApiServerConfig, BasicAuth, OAuth2, SafeAuthorization, Saf
 use api::selectors::{SecretKeySelector, SecretOrConfigMap};
 use api::{Integration, LogsInstance, MetricsInstance, PodMonitor, Probe, ServiceMonitor};
 
-use crate::assets::AssetKey;
+use crate::asset_key::AssetKey;
 
 /// One reference: where it is written, what it names, and whether its selector says
 /// `optional: true` (a missing object or key then leaves the field out instead of rejecting

@@ -471,7 +471,9 @@ impl MetricsConfigCache {
                 instance_slots.push(None);
                 continue;
             };
-            let monitors = node.monitors().filter(|m| !taken.contains(&m.object()));
+            let monitors = node
+                .monitors()
+                .filter(|m| taken.is_empty() || !taken.contains(&m.object()));
             let mut parts = Vec::new();
             for monitor in monitors {
                 let (object, version) = monitor.identity()?;

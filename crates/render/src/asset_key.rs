@@ -1,0 +1,119 @@
+//! One key of one Secret or ConfigMap, named as upstream names it: what references point at
+//! and assets are keyed by. Its own module so that the store (which lists each object's
+//! references) and the assets (which read the store) both use it.
+
+use std::fmt;
+
+use api::selectors::{ConfigMapKeySelector, SecretKeySelector, SecretOrConfigMap};
+
+use crate::input_ref::Kind;
+
+/// The two kinds of data object the store holds values of (Secrets and ConfigMaps); the
+/// assets module names its keys by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AssetSource {
+    Secret,
+    ConfigMap,
+}
+
+impl AssetSource {
+    pub fn kind(self) -> Kind {
+        match self {
+            AssetSource::Secret => Kind::Secret,
+            AssetSource::ConfigMap => Kind::ConfigMap,
+        }
+    }
+}
+
+/// Where the assets Secret is mounted in every agent pod.
+pub const ASSETS_MOUNT_PATH: &str = "/var/lib/grafana-agent/secrets";
+
+/// One key of one Secret or ConfigMap.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AssetKey {
+    pub source: AssetSource,
+    pub namespace: String,
+    pub name: String,
+    pub key: String,
+}
+
+impl AssetKey {
+    pub fn secret(namespace: &str, sel: &SecretKeySelector) -> Self {
+        AssetKey {
+            source: AssetSource::Secret,
+            namespace: namespace.to_owned(),
+            name: sel.name.clone(),
+            key: sel.key.clone(),
+        }
+    }
+
+    pub fn config_map(namespace: &str, sel: &ConfigMapKeySelector) -> Self {
+        AssetKey {
+            source: AssetSource::ConfigMap,
+            namespace: namespace.to_owned(),
+            name: sel.name.clone(),
+            key: sel.key.clone(),
+        }
+    }
+
+    /// The Secret branch when set, else the ConfigMap branch, else nothing (upstream's rule).
+    pub fn secret_or_config_map(namespace: &str, sel: &SecretOrConfigMap) -> Option<Self> {
+        match (&sel.secret, &sel.config_map) {
+            (Some(s), _) => Some(AssetKey::secret(namespace, s)),
+            (None, Some(c)) => Some(AssetKey::config_map(namespace, c)),
+            (None, None) => None,
+        }
+    }
+
+    /// Upstream's store key: `/secrets/<ns>/<name>/<key>` or `/configMaps/<ns>/<name>/<key>`.
+    pub fn store_key(&self) -> String {
+        let prefix = match self.source {
+            AssetSource::Secret => "secrets",
+            AssetSource::ConfigMap => "configMaps",
+        };
+        format!("/{prefix}/{}/{}/{}", self.namespace, self.name, self.key)
+    }
+
+    /// The store key with every character outside `[a-zA-Z0-9_]` replaced by `_`: the data
+    /// key in the assets Secret and the file name under [`ASSETS_MOUNT_PATH`].
+    pub fn sanitized(&self) -> String {
+        sanitize_label(&self.store_key())
+    }
+
+    /// Where the value is readable inside an agent pod.
+    pub fn file_path(&self) -> String {
+        format!("{ASSETS_MOUNT_PATH}/{}", self.sanitized())
+    }
+
+    /// A selector with an empty name or key refers to nothing (upstream skips it).
+    pub(crate) fn is_complete(&self) -> bool {
+        !self.name.is_empty() && !self.key.is_empty()
+    }
+}
+
+impl fmt::Display for AssetKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.source {
+            AssetSource::Secret => "Secret",
+            AssetSource::ConfigMap => "ConfigMap",
+        };
+        write!(
+            f,
+            "key {:?} of {kind} {}/{}",
+            self.key, self.namespace, self.name
+        )
+    }
+}
+
+/// Replaces every character outside `[a-zA-Z0-9_]` with `_` (upstream's label sanitizing).
+pub fn sanitize_label(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
