@@ -75,9 +75,24 @@ impl AssetKey {
     }
 
     /// The store key with every character outside `[a-zA-Z0-9_]` replaced by `_`: the data
-    /// key in the assets Secret and the file name under [`ASSETS_MOUNT_PATH`].
+    /// key in the assets Secret and the file name under [`ASSETS_MOUNT_PATH`]. Written
+    /// directly, not through [`AssetKey::store_key`]: each discovery names every key it
+    /// resolves.
     pub fn sanitized(&self) -> String {
-        sanitize_label(&self.store_key())
+        let prefix = match self.source {
+            AssetSource::Secret => "_secrets_",
+            AssetSource::ConfigMap => "_configMaps_",
+        };
+        let mut out = String::with_capacity(
+            prefix.len() + self.namespace.len() + self.name.len() + self.key.len() + 2,
+        );
+        out.push_str(prefix);
+        push_sanitized(&mut out, &self.namespace);
+        out.push('_');
+        push_sanitized(&mut out, &self.name);
+        out.push('_');
+        push_sanitized(&mut out, &self.key);
+        out
     }
 
     /// Where the value is readable inside an agent pod.
@@ -107,13 +122,40 @@ impl fmt::Display for AssetKey {
 
 /// Replaces every character outside `[a-zA-Z0-9_]` with `_` (upstream's label sanitizing).
 pub fn sanitize_label(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    push_sanitized(&mut out, s);
+    out
+}
+
+/// Appends `s` to `out`, sanitized as [`sanitize_label`] does.
+fn push_sanitized(out: &mut String, s: &str) {
+    out.extend(s.chars().map(|c| {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            c
+        } else {
+            '_'
+        }
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sanitized_key_is_the_sanitized_store_key() {
+        for (source, namespace, name, key) in [
+            (AssetSource::Secret, "default", "basic-auth", "password"),
+            (AssetSource::ConfigMap, "team.a", "ca_bundle", "ca.crt"),
+            (AssetSource::Secret, "ns", "é-secret", "κλειδί/1"),
+        ] {
+            let k = AssetKey {
+                source,
+                namespace: namespace.into(),
+                name: name.into(),
+                key: key.into(),
+            };
+            assert_eq!(k.sanitized(), sanitize_label(&k.store_key()), "{k}");
+        }
+    }
 }
