@@ -175,6 +175,14 @@ struct Verdict {
     rejected_total: i32,
 }
 
+/// The names of `objects`, all of `kind`.
+fn refs_of<T: kube::core::Resource>(
+    kind: Kind,
+    objects: &[Arc<T>],
+) -> impl Iterator<Item = InputRef> + '_ {
+    objects.iter().map(move |o| InputRef::of(kind, o.as_ref()))
+}
+
 /// `members` gives the objects whose rejections count: only called when there are
 /// rejections (at 10k monitors, the set cost a few ms of every reconcile that has none).
 fn verdict(
@@ -247,21 +255,9 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
             let object = InputRef::of(Kind::MetricsInstance, node.instance.as_ref());
             let members = || {
                 std::iter::once(object.clone())
-                    .chain(
-                        node.service_monitors
-                            .iter()
-                            .map(|m| InputRef::of(Kind::ServiceMonitor, m.as_ref())),
-                    )
-                    .chain(
-                        node.pod_monitors
-                            .iter()
-                            .map(|m| InputRef::of(Kind::PodMonitor, m.as_ref())),
-                    )
-                    .chain(
-                        node.probes
-                            .iter()
-                            .map(|m| InputRef::of(Kind::Probe, m.as_ref())),
-                    )
+                    .chain(refs_of(Kind::ServiceMonitor, &node.service_monitors))
+                    .chain(refs_of(Kind::PodMonitor, &node.pod_monitors))
+                    .chain(refs_of(Kind::Probe, &node.probes))
                     .collect()
             };
             let v = verdict(rejections, members, &ok, node.instance.metadata.generation);
@@ -288,11 +284,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
             let object = InputRef::of(Kind::LogsInstance, node.instance.as_ref());
             let members = || {
                 std::iter::once(object.clone())
-                    .chain(
-                        node.pod_logs
-                            .iter()
-                            .map(|p| InputRef::of(Kind::PodLogs, p.as_ref())),
-                    )
+                    .chain(refs_of(Kind::PodLogs, &node.pod_logs))
                     .collect()
             };
             let v = verdict(rejections, members, &ok, node.instance.metadata.generation);
