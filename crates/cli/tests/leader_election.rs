@@ -235,3 +235,168 @@ async fn scenario_only_the_leader_writes_and_a_standby_takes_over(backend: Backe
         }
     });
 }
+
+/// One agent's inputs in `ns`, its ServiceMonitor scraped at `interval`.
+fn agent_inputs(ns: &str, interval: &str) -> String {
+    format!(
+        r#"apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: agent, namespace: {ns}}}
+spec:
+  metrics:
+    instanceSelector: {{matchLabels: {{agent: agent}}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {{name: primary, namespace: {ns}, labels: {{agent: agent}}}}
+spec:
+  remoteWrite: [{{url: 'https://mimir.example.com/api/v1/push'}}]
+  serviceMonitorSelector: {{matchLabels: {{instance: primary}}}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {{name: web, namespace: {ns}, labels: {{instance: primary}}}}
+spec:
+  selector: {{matchLabels: {{app: web}}}}
+  endpoints: [{{port: http, interval: {interval}}}]
+"#
+    )
+}
+
+/// A candidate of an election of its own (the Lease `default/<ns>`) reconciling only `ns`,
+/// talking to the API server through `kubeconfig`. Its metrics are on the port it logs (the
+/// log file is named after the flags, which leave no room for another).
+fn candidate_in(
+    cluster: &Cluster,
+    ns: &str,
+    identity: &'static str,
+    kubeconfig: &std::path::Path,
+) -> Candidate {
+    let health = free_port();
+    let process = OperatorProcess::start_with(
+        cluster,
+        kubeconfig,
+        "debug",
+        &[
+            "--leader-election",
+            &format!("--leader-election-lease-name={ns}"),
+            &format!("--leader-election-identity={identity}"),
+            &format!("--leader-election-lease-duration={LEASE_SECONDS}s"),
+            &format!("--health-listen-address=127.0.0.1:{health}"),
+            &format!("--namespace={ns}"),
+        ],
+    );
+    Candidate {
+        identity,
+        metrics: 0,
+        health,
+        process,
+    }
+}
+
+/// The holder of the Lease `default/<ns>`, if it exists and is held.
+fn holder_in(cluster: &Cluster, ns: &str) -> Option<String> {
+    let holder = cluster.kubectl(&[
+        "get",
+        "lease",
+        ns,
+        "-n",
+        "default",
+        "--ignore-not-found",
+        "-o",
+        "jsonpath={.spec.holderIdentity}",
+    ]);
+    Some(holder.trim().to_string()).filter(|h| !h.is_empty())
+}
+
+/// Waits until the agent's config scrapes at `interval`: someone reconciles.
+fn config_follows(cluster: &Cluster, ns: &str, interval: &str, timeout: Duration) {
+    eventually(
+        &format!("the config scrapes every {interval}"),
+        timeout,
+        || {
+            let config = cluster.config_text(ns, "agent-config");
+            if config.contains(&format!("scrape_interval: '{interval}'")) {
+                Ok(())
+            } else {
+                Err(config)
+            }
+        },
+    );
+}
+
+/// Issue 38, item 5. The leader talks to the API server through `testenv::Proxy`, the standby
+/// directly. A leader whose Lease watch stalls without closing kept renewing the Lease yet
+/// stopped reconciling (for ~5 min, until kube-runtime gave up on the watch): now it looks at
+/// the Lease through a new watch when a renewal does not show, and keeps leading. A leader
+/// that cannot see its Lease at all (the new watch's list held up too) stops renewing it and
+/// gives it up, and the standby takes over at once.
+async fn scenario_a_stalled_lease_watch(backend: Backend) {
+    let cluster = Cluster::start(backend, "lease-stall").await;
+    let ns = cluster
+        .env
+        .create_namespace("lease-stall")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let proxy = cluster.env.proxy().await.unwrap_or_else(|e| panic!("{e}"));
+    let a = candidate_in(&cluster, &ns, "stall-a", proxy.kubeconfig());
+    eventually(
+        "stall-a leads",
+        Duration::from_secs(30),
+        || match holder_in(&cluster, &ns) {
+            Some(h) if h == "stall-a" => Ok(()),
+            other => Err(format!("holder {other:?}")),
+        },
+    );
+    let b = candidate_in(&cluster, &ns, "stall-b", cluster.kubeconfig.as_path());
+    cluster.apply(&agent_inputs(&ns, "11s"));
+    config_follows(&cluster, &ns, "11s", Duration::from_secs(60));
+
+    // The leader's Lease watch goes silent; three lease durations later it still leads, and
+    // reconciles.
+    proxy.stall_watches("leases");
+    std::thread::sleep(Duration::from_secs(3 * LEASE_SECONDS));
+    assert_eq!(holder_in(&cluster, &ns).as_deref(), Some("stall-a"));
+    assert_eq!(a.process.metric("agent_operator_leader"), 1.0);
+    cluster.apply(&agent_inputs(&ns, "13s"));
+    config_follows(&cluster, &ns, "13s", Duration::from_secs(10));
+    a.ready().unwrap_or_else(|e| panic!("{e}"));
+    b.ready().unwrap_or_else(|e| panic!("{e}"));
+
+    // Now it cannot see the Lease at all: its watch stalls again and lists of Leases hang.
+    // It gives the Lease up within a renewal period and the margin, and the standby leads.
+    proxy.delay("list", "leases", Duration::from_secs(600));
+    proxy.stall_watches("leases");
+    let blinded = Instant::now();
+    eventually(
+        "stall-b takes over",
+        Duration::from_secs(3 * LEASE_SECONDS),
+        || match holder_in(&cluster, &ns) {
+            Some(h) if h == "stall-b" => Ok(()),
+            other => Err(format!("holder {other:?}")),
+        },
+    );
+    let took = blinded.elapsed();
+    assert!(
+        took <= Duration::from_secs(LEASE_SECONDS + 2),
+        "the standby took over after {took:?}"
+    );
+    cluster.apply(&agent_inputs(&ns, "17s"));
+    config_follows(&cluster, &ns, "17s", Duration::from_secs(30));
+    assert_eq!(a.process.metric("agent_operator_leader"), 0.0);
+    assert_eq!(holder_in(&cluster, &ns).as_deref(), Some("stall-b"));
+    // Neither holds the Lease without leading: both are ready.
+    eventually("both ready", Duration::from_secs(30), || {
+        a.ready()?;
+        b.ready()
+    });
+    let log = a.process.stop();
+    assert!(log.contains("gave up the lease"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_lease_watch_neither_stops_reconciling_nor_keeps_the_standby_out() {
+    for backend in testenv::backends() {
+        scenario_a_stalled_lease_watch(backend).await;
+    }
+}

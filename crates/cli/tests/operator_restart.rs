@@ -668,3 +668,50 @@ async fn relists_that_keep_failing_back_off() {
         scenario_relists_that_keep_failing_back_off(backend).await;
     }
 }
+
+/// Issue 38, item 5: a ServiceMonitor watch that stalls without closing (`testenv::Proxy`
+/// silences it: no event, no bookmark, no end) is noticed within its bound, 30 s (the
+/// operator's watches end every 25 s, and kube-runtime drops one silent for 5 s longer), and
+/// the edit made meanwhile lands. With kube-runtime's defaults it waited 291 s.
+async fn scenario_a_stalled_watch_is_noticed(backend: Backend) {
+    let mut s = Scenario::start(backend, "stalled-watch").await;
+    let proxy = s
+        .cluster
+        .env
+        .proxy()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    s.restart_operator_with(&proxy);
+    s.converge("the operator through the proxy has synced");
+    proxy.stall_watches("servicemonitors");
+    let stalled = std::time::Instant::now();
+    s.patch(
+        "servicemonitor",
+        "web",
+        r#"{"spec":{"endpoints":[{"port":"https","scheme":"https","interval":"23s","tlsConfig":{"ca":{"configMap":{"name":"web-ca","key":"ca.crt"}}}}]}}"#,
+    );
+    eventually(
+        "the edit made behind a stalled watch",
+        Duration::from_secs(45),
+        || match s.config() {
+            config if config.contains("scrape_interval: '23s'") => Ok(()),
+            config => Err(config),
+        },
+    );
+    let took = stalled.elapsed();
+    assert!(
+        took <= Duration::from_secs(32),
+        "the stalled watch went unnoticed for {took:?}"
+    );
+    assert!(
+        proxy.count("watch", "servicemonitors") >= 2,
+        "the stalled watch was not replaced"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stalled_watch_is_noticed() {
+    for backend in testenv::backends() {
+        scenario_a_stalled_watch_is_noticed(backend).await;
+    }
+}

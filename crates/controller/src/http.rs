@@ -76,8 +76,8 @@ impl fmt::Display for ListenAddress {
     }
 }
 
-/// Whether the operator is ready to do its job; read on every `/readyz`.
-pub type ReadyCheck = Arc<dyn Fn() -> bool + Send + Sync>;
+/// Whether the operator is ready to do its job, or why not; read on every `/readyz`.
+pub type ReadyCheck = Arc<dyn Fn() -> Result<(), &'static str> + Send + Sync>;
 
 /// What the endpoints report.
 #[derive(Clone)]
@@ -210,16 +210,13 @@ fn respond(request: &Request<Incoming>, routes: Routes, probes: &Probes) -> Resp
             }
         }
         "/healthz" | "/-/healthy" if routes.health => text(StatusCode::OK, "ok\n"),
-        "/readyz" | "/-/ready" if routes.health => {
-            if (probes.ready)() {
-                text(StatusCode::OK, "ok\n")
-            } else {
-                text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "not ready: the watch caches have not synced yet\n",
-                )
-            }
-        }
+        "/readyz" | "/-/ready" if routes.health => match (probes.ready)() {
+            Ok(()) => text(StatusCode::OK, "ok\n"),
+            Err(reason) => text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("not ready: {reason}\n"),
+            ),
+        },
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
 }

@@ -33,6 +33,7 @@ use tracing::{debug, info, warn};
 
 use crate::apply;
 use crate::backoff::Backoff;
+use crate::watches::watch_config;
 
 const SLICE_MANAGER: &str = "agent-operator";
 /// The API server refuses EndpointSlices with more endpoints than this.
@@ -347,27 +348,24 @@ impl KubeletController {
     pub async fn run(self, stop: CancellationToken) {
         let target = &self.target;
         let ns = target.namespace.as_str();
-        let by_name = watcher::Config::default().fields(&format!("metadata.name={}", target.name));
+        let by_name = watch_config().fields(&format!("metadata.name={}", target.name));
         let (nodes, nodes_writer) = reflector::store();
         let (services, services_writer) = reflector::store();
         let (endpoints, endpoints_writer) = reflector::store();
         let (slices, slices_writer) = reflector::store();
         // Nodes carry image lists and conditions we never read; keep addresses only.
-        let node_events = watcher(
-            Api::<Node>::all(self.client.clone()),
-            watcher::Config::default(),
-        )
-        .modify(|node: &mut Node| {
-            node.metadata.managed_fields = None;
-            node.metadata.annotations = None;
-            node.metadata.labels = None;
-            node.spec = None;
-            node.status = node.status.take().map(|status| NodeStatus {
-                addresses: status.addresses,
-                ..NodeStatus::default()
-            });
-        })
-        .reflect(nodes_writer);
+        let node_events = watcher(Api::<Node>::all(self.client.clone()), watch_config())
+            .modify(|node: &mut Node| {
+                node.metadata.managed_fields = None;
+                node.metadata.annotations = None;
+                node.metadata.labels = None;
+                node.spec = None;
+                node.status = node.status.take().map(|status| NodeStatus {
+                    addresses: status.addresses,
+                    ..NodeStatus::default()
+                });
+            })
+            .reflect(nodes_writer);
         let service_events = watcher(
             Api::<Service>::namespaced(self.client.clone(), ns),
             by_name.clone(),
@@ -380,7 +378,7 @@ impl KubeletController {
         .reflect(endpoints_writer);
         let slice_events = watcher(
             Api::<EndpointSlice>::namespaced(self.client.clone(), ns),
-            watcher::Config::default().labels(&slice_selector(target)),
+            watch_config().labels(&slice_selector(target)),
         )
         .reflect(slices_writer);
         let mut events = stream::select_all([

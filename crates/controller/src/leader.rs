@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
+use crate::watches::watch_config;
 
 /// Where the Lease lives, who we are and how long a lease lasts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +98,18 @@ impl LeaderElectionConfig {
     /// margin before expiry, leaving the other half for the renewal to show up on the watch.
     fn step_down_at(&self, renewed: SystemTime, duration: Duration) -> SystemTime {
         renewed + duration.saturating_sub(self.renew_before / 2)
+    }
+
+    /// When a lease the manager says it took, but the watch has not shown, is given up: the
+    /// same margin a renewal gets ([`Self::step_down_at`]).
+    fn give_up_at(&self, taken: SystemTime) -> SystemTime {
+        taken + self.renew_before / 2
+    }
+
+    /// When a watch that has not shown what is due by `deadline` is replaced by a new one:
+    /// early enough for the new one's list to arrive before the deadline.
+    fn rewatch_at(&self, deadline: SystemTime) -> SystemTime {
+        deadline - self.renew_before / 4
     }
 
     fn lease_error(&self, source: LeaseManagerError) -> LeaderError {
@@ -173,9 +186,26 @@ impl LeaseView {
     fn released(&self) -> bool {
         self.holder.is_none()
     }
+
+    /// Whether the lease is someone else's: then it is not ours to give up.
+    fn held_by_other(&self, config: &LeaderElectionConfig) -> bool {
+        self.holder
+            .as_deref()
+            .is_some_and(|holder| holder != config.identity)
+    }
 }
 
 type Changed<'a> = Pin<Box<dyn Future<Output = Result<bool, LeaseManagerError>> + Send + 'a>>;
+
+/// Why a term ended.
+enum TermEnd<T> {
+    /// The work returned on its own.
+    Returned(T),
+    /// The lease went to someone else, or shutdown came.
+    Lost,
+    /// No renewal showed up before the deadline: the lease may be lost, or merely unseen.
+    Unconfirmed,
+}
 
 /// Runs `work` whenever this process holds the lease, until `shutdown` completes.
 pub struct LeaderElection {
@@ -183,6 +213,7 @@ pub struct LeaderElection {
     config: LeaderElectionConfig,
     metrics: LeaderMetrics,
     leading: watch::Sender<bool>,
+    holding: watch::Sender<bool>,
 }
 
 impl LeaderElection {
@@ -197,6 +228,7 @@ impl LeaderElection {
             config,
             metrics,
             leading: watch::channel(false).0,
+            holding: watch::channel(false).0,
         })
     }
 
@@ -205,10 +237,20 @@ impl LeaderElection {
         self.leading.subscribe()
     }
 
+    /// Whether this process may hold the lease right now, leading or not: a process that holds
+    /// it without leading keeps every other candidate out while nothing is reconciled.
+    pub fn holding(&self) -> watch::Receiver<bool> {
+        self.holding.subscribe()
+    }
+
     /// Campaigns for the lease and runs `work(stop)` while holding it.
     ///
     /// * Losing the lease drops the running `work` future at once, so it makes no further
     ///   request, and campaigns again; `work` is called anew on the next term.
+    /// * A lease that the watch does not show renewed in time (the watch stalled, or the API
+    ///   server does not answer) is first looked at again through a new watch; if that does
+    ///   not show the renewal before the deadline, `work` is dropped and the lease given up
+    ///   (released, not renewed), and this process campaigns again only once it sees the lease.
     /// * `shutdown` cancels `stop`: `work` is expected to finish its in-flight writes and
     ///   return; then the lease is released so that a standby takes over immediately.
     /// * `work` returning on its own ends the election: the lease is released and its output
@@ -233,34 +275,55 @@ impl LeaderElection {
             .map_err(|e| config.lease_error(e))?;
         let api: Api<Lease> = Api::namespaced(self.client.clone(), &config.namespace);
         let selector = format!("metadata.name={}", config.lease_name);
-        let mut lease_events = watcher(api, watcher::Config::default().fields(&selector))
-            .default_backoff()
-            .applied_objects()
-            .boxed();
+        let watch_lease = || {
+            watcher(api.clone(), watch_config().fields(&selector))
+                .default_backoff()
+                .applied_objects()
+                .boxed()
+        };
+        let mut lease_events = watch_lease();
 
         let mut shutdown = std::pin::pin!(shutdown);
         let mut shutting_down = false;
         let mut view = LeaseView::default();
         let mut manager_says_leader = false;
+        // When the manager last said it took the lease, for a lease the watch never confirms.
+        let mut taken_at = SystemTime::now();
+        // Set after giving up the lease: the manager is not asked to campaign (nor to renew)
+        // until the new watch shows the lease.
+        let mut blind = false;
+        let mut rewatched = false;
         let mut changed: Changed<'_> = Box::pin(manager.changed());
         let mut retry = Backoff::new(Duration::from_secs(1), config.lease_duration);
         info!(identity = %config.identity, lease = %config.lease_name,
               namespace = %config.namespace, "campaigning for leadership");
 
         loop {
+            let unconfirmed = manager_says_leader && !blind && !view.held_by_other(config);
+            self.holding
+                .send_replace(manager_says_leader && !view.held_by_other(config));
             // Standby: wait until the manager holds the lease and the watch confirms it.
             let until = match view.ours_until(config) {
                 Some(until) if manager_says_leader && SystemTime::now() < until => until,
                 _ => {
+                    // Held but not (yet) seen: the same two deadlines as a leader's renewal.
+                    let give_up_at = config.give_up_at(taken_at);
+                    let rewatch_at = config.rewatch_at(give_up_at);
                     tokio::select! {
                         () = &mut shutdown => {
                             drop(changed);
                             release(&manager, config).await;
+                            self.holding.send_replace(false);
                             return Ok(None);
                         }
-                        result = &mut changed => {
+                        result = &mut changed, if !blind => {
                             match result {
-                                Ok(leader) => { manager_says_leader = leader; retry.reset(); }
+                                Ok(leader) => {
+                                    manager_says_leader = leader;
+                                    taken_at = SystemTime::now();
+                                    rewatched = false;
+                                    retry.reset();
+                                }
                                 Err(e) => {
                                     warn!(error = %config.lease_error(e), "leader election failed; retrying");
                                     tokio::time::sleep(retry.next_delay()).await;
@@ -272,7 +335,12 @@ impl LeaderElection {
                             match event {
                                 Ok(lease) => {
                                     view = LeaseView::of(&lease);
-                                    if view.released() && !manager_says_leader {
+                                    if blind {
+                                        debug!("the lease is in sight again; campaigning");
+                                        blind = false;
+                                        taken_at = SystemTime::now();
+                                        changed = Box::pin(manager.changed());
+                                    } else if view.released() && !manager_says_leader {
                                         debug!("lease released by its holder; re-reading it");
                                         // The manager sleeps until the expiry it last read;
                                         // `release` of a lease we do not hold only re-reads it.
@@ -286,11 +354,26 @@ impl LeaderElection {
                                 Err(e) => debug!(error = %e, "watching the lease"),
                             }
                         }
+                        () = sleep_until(rewatch_at), if unconfirmed && !rewatched => {
+                            debug!("the watch does not show the lease we took; watching it anew");
+                            lease_events = watch_lease();
+                            rewatched = true;
+                        }
+                        () = sleep_until(give_up_at), if unconfirmed => {
+                            warn!(identity = %config.identity,
+                                  "holding the lease but the watch does not show it; giving it up");
+                            drop(changed);
+                            if give_up(&manager, config).await {
+                        manager_says_leader = false;
+                    }
+                            changed = Box::pin(futures::future::pending());
+                            lease_events = watch_lease();
+                            blind = true;
+                        }
                     }
                     continue;
                 }
             };
-
             // Leader: run the work until it ends, the lease is lost or shutdown completes.
             info!(identity = %config.identity, "became leader");
             self.metrics.leader.set(1);
@@ -300,10 +383,12 @@ impl LeaderElection {
                 stop.cancel();
             }
             let mut running = std::pin::pin!(work(stop.clone()));
-            let mut deadline = std::pin::pin!(tokio::time::sleep_until(until_instant(until)));
+            let mut deadline = std::pin::pin!(sleep_until(until));
+            let mut rewatch = std::pin::pin!(sleep_until(config.rewatch_at(until)));
+            rewatched = false;
             let ended = loop {
                 tokio::select! {
-                    output = &mut running => break Some(output),
+                    output = &mut running => break TermEnd::Returned(output),
                     () = &mut shutdown, if !shutting_down => {
                         info!("shutting down: letting the operator finish its in-flight work");
                         shutting_down = true;
@@ -314,7 +399,7 @@ impl LeaderElection {
                         match result {
                             Ok(leader) => {
                                 manager_says_leader = leader;
-                                if !leader { break None; }
+                                if !leader { break TermEnd::Lost; }
                             }
                             // Renewal trouble: the deadline from the last renewal seen decides.
                             Err(e) => warn!(error = %config.lease_error(e), "renewing the lease failed"),
@@ -324,32 +409,79 @@ impl LeaderElection {
                         Ok(lease) => {
                             view = LeaseView::of(&lease);
                             match view.ours_until(config) {
-                                Some(until) => deadline.as_mut().reset(until_instant(until)),
-                                None => break None,
+                                Some(until) => {
+                                    deadline.set(sleep_until(until));
+                                    rewatch.set(sleep_until(config.rewatch_at(until)));
+                                    rewatched = false;
+                                }
+                                None => break TermEnd::Lost,
                             }
                         }
                         Err(e) => debug!(error = %e, "watching the lease"),
                     },
-                    () = &mut deadline => break None,
+                    // A renewal is due before this; a watch that has not shown it may have
+                    // stalled without closing, and a new one shows the lease as it is.
+                    () = &mut rewatch, if !rewatched => {
+                        debug!("the watch does not show the last renewal; watching the lease anew");
+                        lease_events = watch_lease();
+                        rewatched = true;
+                    }
+                    () = &mut deadline => break TermEnd::Unconfirmed,
                 }
             };
             self.metrics.leader.set(0);
             self.leading.send_replace(false);
             match ended {
-                Some(output) => {
+                TermEnd::Returned(output) => {
                     info!("operator stopped; releasing the lease");
                     drop(changed);
                     release(&manager, config).await;
+                    self.holding.send_replace(false);
                     return Ok(Some(output));
                 }
-                None => {
+                TermEnd::Lost => {
                     // `running` is dropped here, with whatever request it had in flight.
                     warn!(identity = %config.identity, "lost the lease; stopped reconciling");
-                    if shutting_down {
-                        return Ok(None);
+                    taken_at = SystemTime::now();
+                }
+                TermEnd::Unconfirmed => {
+                    warn!(identity = %config.identity,
+                          "cannot confirm the lease; stopped reconciling and giving it up");
+                    // Renewing a lease it does not lead under would keep every standby out.
+                    drop(changed);
+                    if give_up(&manager, config).await {
+                        manager_says_leader = false;
                     }
+                    changed = Box::pin(futures::future::pending());
+                    lease_events = watch_lease();
+                    blind = true;
                 }
             }
+            if shutting_down {
+                self.holding.send_replace(false);
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// Releases a lease this process could not confirm, without waiting past the renewal margin:
+/// a release that does not get through leaves the lease to expire, as it is no longer renewed.
+/// Whether it was released: if not, the manager still counts it as held, and would renew it
+/// once asked to campaign again.
+async fn give_up(manager: &LeaseManager, config: &LeaderElectionConfig) -> bool {
+    match tokio::time::timeout(config.renew_before, manager.release()).await {
+        Ok(Ok(())) => {
+            info!(lease = %config.lease_name, "gave up the lease");
+            true
+        }
+        Ok(Err(e)) => {
+            warn!(error = %config.lease_error(e), "giving up the lease; it expires unrenewed");
+            false
+        }
+        Err(_) => {
+            warn!(lease = %config.lease_name, "giving up the lease timed out; it expires unrenewed");
+            false
         }
     }
 }
@@ -360,6 +492,10 @@ async fn release(manager: &LeaseManager, config: &LeaderElectionConfig) {
         // The lease then expires by itself; a standby takes over after its duration.
         Err(e) => warn!(error = %config.lease_error(e), "releasing the lease"),
     }
+}
+
+fn sleep_until(at: SystemTime) -> tokio::time::Sleep {
+    tokio::time::sleep_until(until_instant(at))
 }
 
 fn until_instant(until: SystemTime) -> tokio::time::Instant {

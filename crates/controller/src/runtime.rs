@@ -101,10 +101,21 @@ impl Runtime {
         let ready = ReadySlot::default();
         let ready_check = {
             let ready = ready.clone();
-            let leading = election.as_ref().map(LeaderElection::leading);
-            Arc::new(move || match &leading {
-                Some(leading) if !*leading.borrow() => true,
-                _ => ready.is_ready(),
+            let election = election
+                .as_ref()
+                .map(|election| (election.leading(), election.holding()));
+            Arc::new(move || match &election {
+                // Holding the lease without leading keeps the standbys out while nothing is
+                // reconciled: not ready, though it lasts at most half the renewal margin.
+                Some((leading, holding)) if !*leading.borrow() => {
+                    if *holding.borrow() {
+                        Err("holding the leader lease without reconciling")
+                    } else {
+                        Ok(())
+                    }
+                }
+                _ if ready.is_ready() => Ok(()),
+                _ => Err("the watch caches have not synced yet"),
             })
         };
         let servers = HttpServers::bind(
@@ -148,7 +159,8 @@ impl BoundRuntime {
     /// this process leads, until `shutdown` completes or the operator returns.
     ///
     /// `/readyz`: a standby is ready (it is doing its job, waiting; failing it would keep a
-    /// two-replica rollout from ever completing), a leader once its term reports ready.
+    /// two-replica rollout from ever completing), a leader once its term reports ready, a
+    /// process that holds the lease without leading (it could not confirm it) is not.
     /// Returns the operator's output, or `None` when shutdown came while not leading.
     pub async fn run<W, F, T>(
         self,

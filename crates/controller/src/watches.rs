@@ -42,6 +42,20 @@ impl Readiness {
     }
 }
 
+/// How long the API server keeps one of the operator's watches open (`timeoutSeconds`); the
+/// watcher then resumes it from its last resourceVersion (a bookmark just before the end keeps
+/// that recent, so no relist). kube-runtime drops a watch that delivered nothing, not even a
+/// bookmark, for this long plus 5 s, so this bounds how long a watch that stalls without
+/// closing goes unnoticed: 30 s, against 295 s with kube-runtime's default of 290 s (an edit
+/// waited 291 s behind a stalled ServiceMonitor watch). The cost is one watch request per
+/// watched kind every 25 s.
+pub(crate) const WATCH_TIMEOUT_SECS: u32 = 25;
+
+/// A watch that ends every [`WATCH_TIMEOUT_SECS`], so that a stalled one is noticed.
+pub(crate) fn watch_config() -> watcher::Config {
+    watcher::Config::default().timeout(WATCH_TIMEOUT_SECS)
+}
+
 /// What a watched kind is to the controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
@@ -171,8 +185,8 @@ macro_rules! watched_kinds {
                 },
             };
             let agents_config = listed_in_pages(match agent_selector {
-                Some(s) => watcher::Config::default().labels(s),
-                None => watcher::Config::default(),
+                Some(s) => watch_config().labels(s),
+                None => watch_config(),
             });
             let ($pfield, primary, agents_gone) =
                 b.with_departures(b.api(), agents_config, Triggering::SpecOrLabels, $pfeed);
@@ -235,10 +249,10 @@ fn listed_in_pages(config: watcher::Config) -> watcher::Config {
 
 macro_rules! selection {
     (every) => {
-        listed_in_pages(watcher::Config::default())
+        listed_in_pages(watch_config())
     };
     (managed) => {
-        listed_in_pages(watcher::Config::default().labels(&managed_selector()))
+        listed_in_pages(watch_config().labels(&managed_selector()))
     };
 }
 

@@ -42,7 +42,13 @@ fn probes(ready: Arc<AtomicBool>) -> Probes {
     reconciles.inc_by(3);
     Probes {
         registry: Arc::new(registry),
-        ready: Arc::new(move || ready.load(Ordering::SeqCst)),
+        ready: Arc::new(move || {
+            if ready.load(Ordering::SeqCst) {
+                Ok(())
+            } else {
+                Err("the watch caches have not synced yet")
+            }
+        }),
     }
 }
 

@@ -3,18 +3,21 @@
 //! answers, watches included, stream back unchanged), except the watches of the resources
 //! [`Proxy::expire_watches`] names, which start and then report 410 Gone as their only event,
 //! as kube-apiserver does for an expired resourceVersion, and the requests [`Proxy::delay`]
-//! names, which wait before they are passed on. It counts the requests it serves.
+//! names, which wait before they are passed on, and the watches [`Proxy::stall_watches`]
+//! silences, which stay open and pass nothing more on. It counts the requests it serves.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::UnsyncBoxBody};
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -27,6 +30,9 @@ type Body = UnsyncBoxBody<Bytes, Box<dyn std::error::Error + Send + Sync>>;
 struct State {
     expired: BTreeSet<String>,
     delays: BTreeMap<(String, String), Duration>,
+    /// Per resource, how many times its open watches were stalled: a watch started at a lower
+    /// count than the current one is silent.
+    stalls: BTreeMap<String, u64>,
     /// Requests served, by (verb, resource): `list`, `watch`, or the HTTP method.
     counts: BTreeMap<(String, String), u64>,
 }
@@ -109,6 +115,14 @@ impl Proxy {
             .insert((verb.to_owned(), resource.to_owned()), delay);
     }
 
+    /// Every watch of `resource` open now goes silent: it passes nothing more on (no event,
+    /// no bookmark, not even its end) yet stays open, as a connection that died without
+    /// closing, until the client gives up on it. Watches started afterwards are served.
+    pub fn stall_watches(&self, resource: &str) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        *state.stalls.entry(resource.to_owned()).or_default() += 1;
+    }
+
     /// Requests served so far with this verb (`list`, `watch`, or an HTTP method) on this
     /// resource.
     pub fn count(&self, verb: &str, resource: &str) -> u64 {
@@ -130,7 +144,7 @@ impl Drop for Proxy {
 
 async fn forward(
     client: &kube::Client,
-    state: &Mutex<State>,
+    state: &Arc<Mutex<State>>,
     request: Request<Incoming>,
 ) -> Response<Body> {
     let (mut parts, body) = request.into_parts();
@@ -145,13 +159,14 @@ async fn forward(
         ("GET", false) => "list".to_owned(),
         (method, _) => method.to_lowercase(),
     };
-    let (expired, delay) = {
+    let (expired, delay, stalls) = {
         let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = (verb, resource);
+        let key = (verb, resource.clone());
         *state.counts.entry(key.clone()).or_default() += 1;
         (
             watch && state.expired.contains(&key.1),
             state.delays.get(&key).copied(),
+            state.stalls.get(&key.1).copied().unwrap_or_default(),
         )
     };
     if let Some(delay) = delay {
@@ -174,8 +189,62 @@ async fn forward(
     parts.headers.remove(hyper::header::HOST);
     let request = Request::from_parts(parts, kube::client::Body::from(body.to_vec()));
     match client.send(request).await {
-        Ok(response) => response.map(|body| body.map_err(|e| Box::new(e) as _).boxed_unsync()),
+        Ok(response) => response.map(|body| {
+            let body = body.map_err(|e| Box::new(e) as _).boxed_unsync();
+            if watch {
+                Stallable {
+                    inner: body,
+                    resource,
+                    started: stalls,
+                    state: state.clone(),
+                }
+                .boxed_unsync()
+            } else {
+                body
+            }
+        }),
         Err(e) => respond(StatusCode::BAD_GATEWAY, Bytes::from(e.to_string())),
+    }
+}
+
+/// A watch's response body, silent once its resource is stalled after the watch started.
+struct Stallable {
+    inner: Body,
+    resource: String,
+    started: u64,
+    state: Arc<Mutex<State>>,
+}
+
+impl Stallable {
+    fn stalled(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state
+            .stalls
+            .get(&self.resource)
+            .copied()
+            .unwrap_or_default()
+            > self.started
+    }
+}
+
+impl hyper::body::Body for Stallable {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        if this.stalled() {
+            // Never woken again: the client sees a connection that stays open and says nothing.
+            return Poll::Pending;
+        }
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            // What arrives after the stall, the end of the watch included, is swallowed.
+            Poll::Ready(_) if this.stalled() => Poll::Pending,
+            polled => polled,
+        }
     }
 }
 
