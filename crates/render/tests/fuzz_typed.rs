@@ -21,7 +21,7 @@ use api::grafana_agent::{
 use api::logs_instance::{LogsClientSpec, LogsInstance, LogsInstanceSpec, LogsTargetConfigSpec};
 use api::metrics_instance::{MetricsInstance, MetricsInstanceSpec, QueueConfig, RemoteWriteSpec};
 use api::monitors::{Endpoint, ScrapeEndpoint, ServiceMonitor, ServiceMonitorSpec};
-use api::pod_logs::{PodLogs, PodLogsSpec};
+use api::pod_logs::{PipelineStageSpec, PodLogs, PodLogsSpec, ReplaceStageSpec, TemplateStageSpec};
 use api::prometheus::{BasicAuth, OAuth2, RelabelConfig};
 use api::selectors::{ConfigMapKeySelector, SecretKeySelector, SecretOrConfigMap};
 use k8s_openapi::ByteString;
@@ -330,8 +330,13 @@ fn relabel_rule() -> impl Strategy<Value = RelabelConfig> {
     (
         proptest::collection::vec(odd_string(), 0..4),
         opt(odd_string()),
-        opt(odd_string()),
         opt(prop_oneof![
+            Just("__path__".to_owned()),
+            Just("${1}".to_owned()),
+            odd_string()
+        ]),
+        opt(prop_oneof![
+            Just("__meta_kubernetes_pod_label_(.+)".to_owned()),
             Just(".*".to_owned()),
             Just("(a|b".to_owned()),
             Just("\\d+".to_owned()),
@@ -341,7 +346,13 @@ fn relabel_rule() -> impl Strategy<Value = RelabelConfig> {
         opt(odd_string()),
         opt(prop_oneof![
             proptest::sample::select(vec![
-                "replace", "keep", "drop", "hashmod", "labelmap", "Keep"
+                "replace",
+                "keep",
+                "drop",
+                "hashmod",
+                "labelmap",
+                "Keep",
+                "lowercase"
             ])
             .prop_map(str::to_owned),
             odd_string()
@@ -652,16 +663,57 @@ fn logs_instance() -> impl Strategy<Value = LogsInstance> {
         })
 }
 
+/// Go template text: pieces of actions (delimiters, trim markers, comments, quotes, pipes,
+/// parentheses, keywords, variables, functions allowed, unknown and forbidden) in any order,
+/// and odd strings.
+fn go_template() -> impl Strategy<Value = String> {
+    const PIECES: &[&str] = &[
+        "{{", "}}", "{{- ", " -}}", "/*", "*/", "\"", "`", "'", "\\", "|", "(", ")", " ", "\n",
+        ".Value", "$", "$x", ":=", "=", ",", "if", "else", "end", "range", "with", "define",
+        "break", "env", "ToUpper", "printf", "nope", "1", "-2", "0x1F", "1e3", ".5", "é",
+    ];
+    prop_oneof![
+        3 => proptest::collection::vec(proptest::sample::select(PIECES), 0..40)
+            .prop_map(|pieces| pieces.concat()),
+        1 => odd_string(),
+    ]
+}
+
+fn template_stage() -> impl Strategy<Value = PipelineStageSpec> {
+    (any::<bool>(), go_template()).prop_map(|(replace, text)| {
+        if replace {
+            PipelineStageSpec {
+                replace: Some(ReplaceStageSpec {
+                    expression: "(x)".to_owned(),
+                    replace: Some(text),
+                    source: None,
+                }),
+                ..Default::default()
+            }
+        } else {
+            PipelineStageSpec {
+                template: Some(TemplateStageSpec {
+                    source: "msg".to_owned(),
+                    template: text,
+                }),
+                ..Default::default()
+            }
+        }
+    })
+}
+
 fn pod_logs() -> impl Strategy<Value = PodLogs> {
     (
         object_name(),
         selector(),
         proptest::collection::vec(relabel_rule(), 0..4),
+        proptest::collection::vec(template_stage(), 0..3),
     )
-        .prop_map(|(name, selector, relabelings)| {
+        .prop_map(|(name, selector, relabelings, pipeline_stages)| {
             let spec = PodLogsSpec {
                 selector,
                 relabelings,
+                pipeline_stages,
                 ..PodLogsSpec::default()
             };
             with_meta!(PodLogs::new(&name, spec), &name, None)

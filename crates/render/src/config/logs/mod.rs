@@ -1,14 +1,18 @@
 //! The logs section of agent.yml: Secret `<agent>-logs-config` (spec 4.11-4.14).
 //!
 //! * [`clients`]: Loki clients (4.12);
-//! * [`pod_logs`]: PodLogs → promtail scrape configs (4.13);
-//! * [`stages`]: pipeline stages (4.14).
+//! * [`pod_logs`]: PodLogs → promtail scrape configs (4.13), and [`path_label`]: no PodLogs
+//!   can choose the files it reads;
+//! * [`stages`]: pipeline stages (4.14), and [`go_template`]: the functions their Go templates
+//!   may call.
 //!
 //! One bad object never fails the rest: a PodLogs that cannot be rendered is left out, a
 //! client that cannot be rendered is dropped from its instance, an unusable
 //! `additionalScrapeConfigs` is ignored; each is reported.
 
 pub mod clients;
+pub mod go_template;
+pub mod path_label;
 pub mod pod_logs;
 pub mod stages;
 

@@ -7,6 +7,7 @@ use api::PodLogs;
 use api::grafana_agent::{GrafanaAgent, LogsSubsystemSpec};
 use serde::Serialize;
 
+use super::path_label;
 use super::stages::{self, StageConfig};
 use crate::assets::{Assets, sanitize_label};
 use crate::config::common::{
@@ -101,17 +102,20 @@ pub fn scrape_config(p: &PodLogs, ctx: &PodLogsContext) -> Result<PodLogsScrapeC
     if let Some(job_label) = non_empty(&spec.job_label) {
         rules.push(pod_label_rule(&job_label, "job"));
     }
+    // Before the user's rules, from discovery labels none has touched yet; no user rule can
+    // write `__path__` (path_label), so it only ever names the pod's own log files.
     rules.push(RelabelRule {
         source_labels: vec![
             "__meta_kubernetes_pod_uid".to_owned(),
             "__meta_kubernetes_pod_container_name".to_owned(),
         ],
         separator: Some("/".to_owned()),
-        target_label: Some("__path__".to_owned()),
+        target_label: Some(path_label::PATH_LABEL.to_owned()),
         replacement: Some(POD_LOGS_PATH.to_owned()),
         ..Default::default()
     });
     rules.extend(user_relabel_rules(&spec.relabelings, "spec.relabelings")?);
+    path_label::check_user_rules(&spec.relabelings, "spec.relabelings")?;
     if let Some(label) = &ctx.enforced_namespace_label {
         rules.push(RelabelRule::set(label, namespace));
     }

@@ -14,6 +14,7 @@ use api::pod_logs::{
 use serde::Serialize;
 use serde_json::Value;
 
+use super::go_template;
 use crate::config::common::{FieldError, check_regex, non_empty};
 use crate::config::metrics::validate::{go_duration, is_label_name};
 use crate::rejection::Reason;
@@ -372,6 +373,21 @@ fn check(s: &PipelineStageSpec, field: &str) -> Result<(), FieldError> {
     if let Some(r) = &s.replace {
         regex(Some(&r.expression), "replace.expression")?;
     }
+    // Go templates: promtail parses template.template when the agent loads (replace.replace
+    // on each line), with the same functions.
+    let template = |text: Option<&str>, name: &str| match text {
+        Some(text) => go_template::check(text)
+            .map_err(|e| FieldError::because(Reason::InvalidValue, format!("{field}.{name}"), e.0)),
+        None => Ok(()),
+    };
+    template(
+        s.template.as_ref().map(|t| t.template.as_str()),
+        "template.template",
+    )?;
+    template(
+        s.replace.as_ref().and_then(|r| r.replace.as_deref()),
+        "replace.replace",
+    )?;
     if let Some(m) = &s.multiline {
         regex(Some(&m.first_line), "multiline.firstLine")?;
         duration(&m.max_wait_time, "multiline.maxWaitTime")?;
