@@ -111,6 +111,15 @@ pub struct GrafanaAgentSpec {
     /// what Alloy does differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<Runtime>,
+    /// When true, strings copied into the generated configs from objects and Secrets are
+    /// written as they are, so that the config-reloader expands `$(NAME)` and the agent
+    /// `${NAME}` in them from the agent pods' environment, as the Grafana Agent Operator
+    /// does. Anyone who can create a selected monitor, PodLogs or Integration can then read
+    /// the pods' environment or stop the agents: leave it false unless every such object is
+    /// trusted. False (the default): every `$` reaches the agent as written; see
+    /// docs/security.md.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expand_user_strings: bool,
     /// Tag of the `grafana/agent` image, used when `image` is unset; defaults to `v0.44.8`.
     /// Not used with runtime `alloy` (its default image is `grafana/alloy:v1.18.1`; `image`
     /// overrides it).
@@ -282,7 +291,8 @@ pub struct MetricsSubsystemSpec {
     /// the replica label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub external_labels: BTreeMap<String, String>,
-    /// Whether ServiceMonitors may make the agents read files from their own filesystem.
+    /// Whether ServiceMonitors may make the agents read files from their own filesystem. Unset:
+    /// they may not (`deny` defaults to true).
     #[serde(
         default,
         rename = "arbitraryFSAccessThroughSMs",
@@ -339,10 +349,14 @@ pub enum ShardingStrategy {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ArbitraryFsAccessThroughSms {
-    /// When true, a ServiceMonitor with a `bearerTokenFile` or a TLS `caFile`, `certFile` or
-    /// `keyFile` on any endpoint is rejected as a whole. Defaults to false.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub deny: bool,
+    /// Whether a ServiceMonitor with a `bearerTokenFile` or a TLS `caFile`, `certFile` or
+    /// `keyFile` on any endpoint is rejected as a whole: such a file is read by the agent pod,
+    /// which can then send the operator's credentials or its service-account token to a target
+    /// the monitor's author chooses. Unset means true (the Grafana Agent Operator's default is
+    /// false; set false to allow it again, when every ServiceMonitor author is trusted with the
+    /// agent pods' files; see docs/security.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny: Option<bool>,
 }
 
 /// How logs are collected: which LogsInstances and the default clients.
@@ -383,4 +397,12 @@ pub struct IntegrationsSubsystemSpec {
     /// Namespaces to search for Integrations; unset means the agent's own, `{}` means all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
+    /// When true, an Integration from another namespace than the agent's may add any volume
+    /// to the integrations workloads, which run in the agent's namespace: a Secret, ConfigMap,
+    /// claim or projected volume of that namespace, or a host path of the node. False (the
+    /// default): such an Integration may add `emptyDir` volumes only, and is left out
+    /// otherwise; its own `secrets` and `configMaps` (read in its namespace) are mounted as
+    /// ever. See docs/security.md.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_volumes_from_other_namespaces: bool,
 }

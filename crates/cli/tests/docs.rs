@@ -1,7 +1,7 @@
 //! The command blocks of the docs are run, in order, against the real control plane
 //! (`scripts/control-plane`: etcd, kube-apiserver, kube-controller-manager), and any error fails
 //! the test: docs/getting-started.md from an empty cluster to a scraped ServiceMonitor, then
-//! docs/troubleshooting.md on what it built.
+//! docs/troubleshooting.md and docs/security.md on what it built.
 //!
 //! In the Markdown, a fenced block's info string says what the test does with it:
 //! * `sh`: run with bash (`set -euo pipefail`) in a scratch directory where `deploy/` and
@@ -95,7 +95,11 @@ fn kind(block: &Block) -> Kind {
 }
 
 /// The pages this test runs, in order, on one cluster.
-const RUN: [&str; 2] = ["docs/getting-started.md", "docs/troubleshooting.md"];
+const RUN: [&str; 3] = [
+    "docs/getting-started.md",
+    "docs/troubleshooting.md",
+    "docs/security.md",
+];
 
 /// Every Markdown page for users.
 fn pages() -> Vec<String> {

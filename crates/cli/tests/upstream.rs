@@ -564,6 +564,21 @@ const DEVIATIONS: &[Deviation] = &[
         must_apply: true,
     },
     Deviation {
+        quirk: "dollar-escaping",
+        what: "our configs write every $ of an object's or Secret's string as $$ (and shield \
+               a $ before a parenthesis), which the reloader and the agent read back as the \
+               string; compared as the agent reads them",
+        apply: dollar_escaping,
+        must_apply: true,
+    },
+    Deviation {
+        quirk: "file-access-denied",
+        what: "a ServiceMonitor reading a file of the agent pod is left out unless the agent \
+               sets arbitraryFSAccessThroughSMs.deny: false; upstream renders its jobs",
+        apply: file_access_denied,
+        must_apply: false,
+    },
+    Deviation {
         quirk: "Q32",
         what: "we also maintain an EndpointSlice for the kubelet Service",
         apply: q32_kubelet_endpoint_slices,
@@ -674,6 +689,71 @@ fn q2_probe_sharding(ours: &mut Objects, upstream: &mut Objects) -> usize {
                     changed += 1;
                 }
             }
+        }
+    }
+    changed
+}
+
+/// Every string of `value`, keys included, as the reloader and the agent read our escaping
+/// back (issue 38): the shield removed, then each `$$` one `$`.
+fn unescape_strings(value: &mut Value) -> usize {
+    let unescape = |s: &str| {
+        s.replace(render::expansion::EMPTY_EXPANSION, "")
+            .replace("$$", "$")
+    };
+    match value {
+        Value::String(s) => {
+            let read = unescape(s);
+            usize::from(std::mem::replace(s, read) != *s)
+        }
+        Value::Array(items) => items.iter_mut().map(unescape_strings).sum(),
+        Value::Object(map) => {
+            let mut changed = 0;
+            let entries = std::mem::take(map);
+            for (key, mut v) in entries {
+                changed += unescape_strings(&mut v);
+                let read = unescape(&key);
+                changed += usize::from(read != key);
+                map.insert(read, v);
+            }
+            changed
+        }
+        _ => 0,
+    }
+}
+
+fn dollar_escaping(ours: &mut Objects, _upstream: &mut Objects) -> usize {
+    configs(ours).map(|(_, config)| unescape_strings(config)).sum()
+}
+
+/// Whether a scrape job reads a file of the agent pod other than the assets Secret's, which is
+/// what a ServiceMonitor's `bearerTokenFile` or TLS `caFile`/`certFile`/`keyFile` renders to.
+fn reads_pod_file(job: &Value) -> bool {
+    let outside_assets = |v: &Value| {
+        v.as_str()
+            .is_some_and(|p| !p.starts_with(render::assets::ASSETS_MOUNT_PATH))
+    };
+    outside_assets(&job["bearer_token_file"])
+        || ["ca_file", "cert_file", "key_file"]
+            .iter()
+            .any(|k| outside_assets(&job["tls_config"][*k]))
+}
+
+fn file_access_denied(_ours: &mut Objects, upstream: &mut Objects) -> usize {
+    let mut changed = 0;
+    for (_, config) in configs(upstream) {
+        for instance in array_at(config, "/metrics/configs").into_iter().flatten() {
+            let Some(jobs) = array_at(instance, "/scrape_configs") else {
+                continue;
+            };
+            let before = jobs.len();
+            jobs.retain(|job| {
+                let monitor = job["job_name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("serviceMonitor/"));
+                !(monitor && reads_pod_file(job))
+            });
+            changed += before - jobs.len();
         }
     }
     changed

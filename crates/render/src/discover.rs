@@ -290,8 +290,11 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         metrics.and_then(|m| m.instance_namespace_selector.as_ref()),
     );
     let deny_fs = metrics
+    // Denied unless the agent allows it explicitly (issue 38: a deliberate fix of upstream's
+    // default, docs/compatibility.md).
         .and_then(|m| m.arbitrary_fs_access_through_sms.as_ref())
-        .is_some_and(|a| a.deny);
+        .and_then(|a| a.deny)
+        .unwrap_or(true);
     let metrics = metrics_instances
         .into_iter()
         .map(|instance| {
@@ -314,7 +317,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
                             Reason::FileAccessDenied,
                             field.clone(),
                             format!(
-                                "reads a file from the agent's filesystem, which GrafanaAgent {} denies (spec.metrics.arbitraryFSAccessThroughSMs.deny)",
+                                "reads a file from the agent's filesystem, which GrafanaAgent {} denies (spec.metrics.arbitraryFSAccessThroughSMs.deny, true unless set to false)",
                                 agent_ref.key()
                             ),
                         ));

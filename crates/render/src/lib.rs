@@ -25,6 +25,7 @@ pub mod config_text;
 pub mod dependencies;
 pub mod desired;
 pub mod discover;
+pub mod expansion;
 pub mod explain;
 pub mod gzip;
 pub mod index;

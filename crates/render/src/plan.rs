@@ -19,6 +19,7 @@ use crate::desired::{
     owner_reference,
 };
 use crate::discover::{Discovery, Hierarchy};
+use crate::expansion::{ConfigOf, Strings};
 use crate::gzip::{self, GzipCache};
 use crate::input_ref::InputRef;
 use crate::rejection::{Reason, Rejection};
@@ -26,7 +27,7 @@ use crate::render_cache::{
     BoundedConfig, MetricsConfigCache, OneOffError, Overflow, RenderedText, render_metrics_bounded,
 };
 use crate::status::DesiredStatus;
-use crate::{workloads, yaml};
+use crate::workloads;
 
 /// A rendered agent.yml, kept as text for `render --config`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,7 +228,11 @@ impl Planner<'_> {
         let Some(Rendered { config, rejections }) = rendered else {
             return;
         };
-        let text = yaml::to_string(&config);
+        let of = match subsystem {
+            Subsystem::Logs => ConfigOf::Logs,
+            _ => ConfigOf::Sharded,
+        };
+        let text = Strings::of(&self.h.agent).to_yaml(of, &config);
         // The typed document can be as large as its text: free it before compressing.
         drop(config);
         match text {

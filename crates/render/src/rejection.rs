@@ -40,7 +40,8 @@ pub enum Reason {
     InvalidYaml,
     /// Any other value the agent would refuse.
     InvalidValue,
-    /// A ServiceMonitor reads a file from the agent's filesystem and the agent denies it.
+    /// An object would make the agent pods read files the GrafanaAgent does not allow it:
+    /// a ServiceMonitor's file settings, or an Integration's volumes from another namespace.
     FileAccessDenied,
     /// A volume or mount an Integration adds that cannot be used in the agent's pod.
     InvalidVolume,

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::expansion::ConfigString;
+
 /// A Prometheus relabel rule as written in agent.yml. Empty and zero fields are omitted
 /// (spec 4.10.6), so an empty regex or replacement cannot be expressed (Q26, kept).
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
@@ -12,7 +14,7 @@ pub struct RelabelRule {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub regex: Option<String>,
+    pub regex: Option<ConfigString>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modulus: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,7 +39,7 @@ impl RelabelRule {
     pub fn filter(source: &str, regex: &str, action: &str) -> Self {
         RelabelRule {
             source_labels: vec![source.to_owned()],
-            regex: Some(regex.to_owned()),
+            regex: Some(regex.into()),
             action: Some(action.to_owned()),
             ..Default::default()
         }

@@ -16,7 +16,7 @@
 //!   references in their own namespace only), so editing a Secret re-renders the monitors
 //!   of that namespace alone.
 //!
-//! The text is byte-for-byte what `yaml::to_string` gives for [`metrics::render`], and the
+//! The text is byte-for-byte what [`Strings::to_yaml`] gives for [`metrics::render`], and the
 //! rejections are the same (as a set: [`crate::plan`] sorts them). Instances with
 //! `additionalScrapeConfigs` are checked against the generated job names, so an agent that
 //! has any is rendered in full, without the cache.
@@ -40,6 +40,7 @@ use crate::config::{AgentConfig, ServerConfig};
 use crate::config_text::{ConfigText, RenderedPart};
 use crate::discover::Hierarchy;
 use crate::discover::MetricsInstanceNode;
+use crate::expansion::{ConfigOf, Strings};
 use crate::gzip::{GrowingGzip, GzipCache};
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
@@ -109,7 +110,7 @@ const SLOT_MARKER: &str = "\u{1}scrape-configs-slot-";
 const SLOT_MARKER_ESCAPED: &str = "\\u0001scrape-configs-slot-";
 
 /// The metrics agent.yml of `h` rendered monitor by monitor, without keeping anything. The
-/// same text as `yaml::to_string` of [`metrics::render`], without ever holding the whole
+/// same text as [`Strings::to_yaml`] of [`metrics::render`], without ever holding the whole
 /// typed document, which for 10k ServiceMonitors is larger than its 50 MB of text.
 pub fn render_metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, YamlError> {
     match one_off(h, None) {
@@ -260,7 +261,7 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
         let Some(rendered) = metrics::render(h) else {
             return Ok(None);
         };
-        let text = yaml::to_string(&rendered.config)?;
+        let text = Strings::of(&h.agent).to_yaml(ConfigOf::Sharded, &rendered.config)?;
         let gzip = bound.map(|_| crate::gzip::gzip(&text)).transpose()?;
         let rendered = RenderedText {
             text: text.into(),
@@ -300,11 +301,14 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
         )))];
         slots.push(monitors);
     }
-    let frame = yaml::to_string(&AgentConfig {
-        server: ServerConfig::of(&h.agent),
-        metrics: Some(section),
-        ..Default::default()
-    })?;
+    let frame = Strings::of(&h.agent).to_yaml(
+        ConfigOf::Sharded,
+        &AgentConfig {
+            server: ServerConfig::of(&h.agent),
+            metrics: Some(section),
+            ..Default::default()
+        },
+    )?;
 
     let monitors: usize = slots.iter().map(Vec::len).sum();
     let mut gzip = bound.map(|_| GrowingGzip::new()).transpose()?;
@@ -416,7 +420,7 @@ impl MetricsConfigCache {
             let Some(rendered) = metrics::render(h) else {
                 return Ok(None);
             };
-            let text = yaml::to_string(&rendered.config)?;
+            let text = Strings::of(&h.agent).to_yaml(ConfigOf::Sharded, &rendered.config)?;
             let stats = CacheStats {
                 bypassed: true,
                 ..CacheStats::default()
@@ -558,11 +562,14 @@ impl MetricsConfigCache {
         self.parts.retain(|_, part| part.seen == renders);
         stats.evicted = before - self.parts.len();
 
-        let frame = yaml::to_string(&AgentConfig {
-            server: ServerConfig::of(&h.agent),
-            metrics: Some(section),
-            ..Default::default()
-        })?;
+        let frame = Strings::of(&h.agent).to_yaml(
+            ConfigOf::Sharded,
+            &AgentConfig {
+                server: ServerConfig::of(&h.agent),
+                metrics: Some(section),
+                ..Default::default()
+            },
+        )?;
         for part in slots.iter().flatten() {
             if let Err(r) = part.as_ref() {
                 rejections.push(r.clone());
@@ -665,7 +672,8 @@ impl Monitor<'_> {
         };
         let mut text = String::new();
         for job in &list {
-            yaml::write_sequence_item_of(&mut text, job, indent)?;
+            ctx.strings
+                .write_sequence_item(ConfigOf::Sharded, &mut text, job, indent)?;
         }
         // The cache keeps it as long as the monitor is unchanged: without the slack of the
         // writes that grew it (about 30% at 10k ServiceMonitors).
@@ -898,7 +906,10 @@ spec:
     fn full(h: &Hierarchy) -> RenderedText {
         let rendered = metrics::render(h).expect("metrics config");
         RenderedText {
-            text: yaml::to_string(&rendered.config).expect("yaml").into(),
+            text: Strings::of(&h.agent)
+                .to_yaml(ConfigOf::Sharded, &rendered.config)
+                .expect("yaml")
+                .into(),
             rejections: rendered.rejections,
             largest: Vec::new(),
         }

@@ -24,6 +24,7 @@ use api::ShardingStrategy;
 use api::grafana_agent::MetricsSubsystemSpec;
 use md5::{Digest, Md5};
 
+use crate::expansion::ConfigString;
 use crate::relabel::RelabelRule;
 
 /// Effective shard count: `shards` when above 1, else 1 (spec 3.6).
@@ -65,6 +66,10 @@ pub fn relabel_rules(
         ShardingStrategy::Hashmod => (u64::from(shards.max(1)), "$(SHARD)".to_owned()),
         ShardingStrategy::Consistent => (CONSISTENT_BUCKETS, format!("$({SHARD_BUCKETS_ENV})")),
     };
+    let keep = RelabelRule {
+        regex: Some(ConfigString::PodVariable(keep_regex)),
+        ..RelabelRule::filter(HASH_LABEL, "", "keep")
+    };
     vec![
         RelabelRule {
             source_labels: vec![source_label.to_owned()],
@@ -73,7 +78,7 @@ pub fn relabel_rules(
             action: Some("hashmod".to_owned()),
             ..Default::default()
         },
-        RelabelRule::filter(HASH_LABEL, &keep_regex, "keep"),
+        keep,
     ]
 }
 

@@ -177,6 +177,56 @@ fn contribution(
     }
 }
 
+/// The volumes of `i` that it may not add (issue 38, item 8): an Integration from another
+/// namespace than the agent's adds volumes to a workload of the agent's namespace, so any source
+/// but `emptyDir` would read that namespace's Secrets, ConfigMaps and claims, or the node's
+/// files, unless the agent allows it (`spec.integrations.allowVolumesFromOtherNamespaces`).
+fn foreign_volumes(h: &Hierarchy, i: &Integration, me: &InputRef) -> Result<(), Vec<Rejection>> {
+    let agent = h.agent_ref();
+    let allowed = h
+        .agent
+        .spec
+        .integrations
+        .as_ref()
+        .is_some_and(|s| s.allow_volumes_from_other_namespaces);
+    if allowed || me.namespace == agent.namespace {
+        return Ok(());
+    }
+    let rejections: Vec<Rejection> = i
+        .spec
+        .volumes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| {
+            let sources: Vec<String> = serde_json::to_value(v)
+                .ok()?
+                .as_object()?
+                .keys()
+                .filter(|key| *key != "name" && *key != "emptyDir")
+                .cloned()
+                .collect();
+            (!sources.is_empty()).then(|| {
+                Rejection::new(
+                    me.clone(),
+                    Reason::FileAccessDenied,
+                    format!("spec.volumes[{k}]"),
+                    format!(
+                        "a {} volume would be mounted in the integrations workload of namespace {}, where it reads that namespace's or the node's data; an Integration from another namespace may add emptyDir volumes only, unless GrafanaAgent {} sets spec.integrations.allowVolumesFromOtherNamespaces",
+                        sources.join("/"),
+                        agent.namespace,
+                        agent.key()
+                    ),
+                )
+            })
+        })
+        .collect();
+    if rejections.is_empty() {
+        Ok(())
+    } else {
+        Err(rejections)
+    }
+}
+
 /// The Integrations of the Deployment (`all_nodes` false) or the DaemonSet (true), minus
 /// those the config renderer cannot render and those whose volumes cannot be added. Volume
 /// names and mount paths are checked against the agent's own, the workload's, and those of
@@ -257,6 +307,10 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
                     ));
                 continue;
             }
+        }
+        if let Err(r) = foreign_volumes(h, i, &me) {
+            subset.rejections.extend(r);
+            continue;
         }
         match contribution(i, &me, &taken_names, &taken_paths) {
             Err(r) => {

@@ -17,7 +17,10 @@ mod serializer;
 pub use emit::{IMPLICIT_KEY_LIMIT, write_document, write_sequence_item, write_string};
 pub use parse_error::describe as describe_parse_error;
 pub use reader::read_simple_document;
-pub use serializer::{to_string, write_sequence_item_of};
+pub use serializer::{
+    Escape, UNESCAPED, to_string, to_string_escaped, write_sequence_item_escaped,
+    write_sequence_item_of,
+};
 
 /// Why a value could not be turned into YAML.
 #[derive(Debug, thiserror::Error)]

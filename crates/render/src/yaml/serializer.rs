@@ -1,5 +1,7 @@
 //! The streaming serializer: YAML written from a `Serialize` value without a value tree.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -7,6 +9,15 @@ use super::YamlError;
 use super::emit::{
     indent, write_document, write_inline, write_key, write_sequence_item, write_string,
 };
+
+/// A rewrite of every string of a document, keys included, as it is written: how agent.yml
+/// protects what it holds from the expansions its readers make (`crate::expansion`).
+pub type Escape = for<'s> fn(&'s str) -> Cow<'s, str>;
+
+/// The name of the newtype struct whose string the [`Escape`] of a document leaves as it is:
+/// the one way a document says that a `$` is meant for the expansion (the operator's own
+/// `$(SHARD)`), so that no other string can.
+pub const UNESCAPED: &str = "agent_operator::yaml::Unescaped";
 
 /// One YAML document (no `---` marker), ending with a newline.
 ///
@@ -17,16 +28,26 @@ use super::emit::{
 /// they could differ (a map with a repeated key, which only `#[serde(flatten)]` can make,
 /// and which the tree would merge) it takes the tree's path.
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, YamlError> {
+    to_string_escaped(value, None)
+}
+
+/// [`to_string`] with every string but the [`UNESCAPED`] ones rewritten by `escape`. A
+/// repeated map key is then an error: the tree's path would lose which strings are
+/// [`UNESCAPED`].
+pub fn to_string_escaped<T: Serialize + ?Sized>(
+    value: &T,
+    escape: Option<Escape>,
+) -> Result<String, YamlError> {
     let mut out = String::with_capacity(256);
-    match value.serialize(&mut Streamer::new(&mut out, Context::Document)) {
+    match value.serialize(&mut Streamer::new(&mut out, Context::Document, escape)) {
         Ok(()) => Ok(out),
-        Err(StreamError::DuplicateKey) => {
+        Err(StreamError::DuplicateKey) if escape.is_none() => {
             let value = serde_json::to_value(value)?;
             out.clear();
             write_document(&mut out, &value);
             Ok(out)
         }
-        Err(StreamError::Json(e)) => Err(YamlError(e)),
+        Err(e) => Err(YamlError(e.into_json())),
     }
 }
 
@@ -36,17 +57,30 @@ pub fn write_sequence_item_of<T: Serialize + ?Sized>(
     value: &T,
     level: usize,
 ) -> Result<(), YamlError> {
+    write_sequence_item_escaped(out, value, level, None)
+}
+
+/// [`write_sequence_item_of`] with the strings rewritten as [`to_string_escaped`] does.
+pub fn write_sequence_item_escaped<T: Serialize + ?Sized>(
+    out: &mut String,
+    value: &T,
+    level: usize,
+    escape: Option<Escape>,
+) -> Result<(), YamlError> {
     let mark = out.len();
     indent(out, level);
     out.push('-');
-    match value.serialize(&mut Streamer::new(out, Context::SeqItem(level))) {
+    match value.serialize(&mut Streamer::new(out, Context::SeqItem(level), escape)) {
         Ok(()) => Ok(()),
-        Err(StreamError::DuplicateKey) => {
+        Err(StreamError::DuplicateKey) if escape.is_none() => {
             out.truncate(mark);
             write_sequence_item(out, &serde_json::to_value(value)?, level);
             Ok(())
         }
-        Err(StreamError::Json(e)) => Err(YamlError(e)),
+        Err(e) => {
+            out.truncate(mark);
+            Err(YamlError(e.into_json()))
+        }
     }
 }
 
@@ -86,6 +120,17 @@ impl serde::ser::Error for StreamError {
     }
 }
 
+impl StreamError {
+    fn into_json(self) -> serde_json::Error {
+        match self {
+            StreamError::Json(e) => e,
+            StreamError::DuplicateKey => {
+                <serde_json::Error as serde::ser::Error>::custom("duplicate map key")
+            }
+        }
+    }
+}
+
 impl From<serde_json::Error> for StreamError {
     fn from(e: serde_json::Error) -> Self {
         StreamError::Json(e)
@@ -95,11 +140,24 @@ impl From<serde_json::Error> for StreamError {
 struct Streamer<'o> {
     out: &'o mut String,
     context: Context,
+    escape: Option<Escape>,
 }
 
 impl<'o> Streamer<'o> {
-    fn new(out: &'o mut String, context: Context) -> Self {
-        Streamer { out, context }
+    fn new(out: &'o mut String, context: Context, escape: Option<Escape>) -> Self {
+        Streamer {
+            out,
+            context,
+            escape,
+        }
+    }
+
+    /// `s` as the document's [`Escape`] rewrites it.
+    fn escaped<'s>(&self, s: &'s str) -> Cow<'s, str> {
+        match self.escape {
+            Some(escape) => escape(s),
+            None => Cow::Borrowed(s),
+        }
     }
 
     /// A scalar, as [`write_inline`] writes it, in the current context.
@@ -196,6 +254,7 @@ impl Collection<'_, '_> {
 
     fn key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), StreamError> {
         let text = key.serialize(KeyText)?;
+        let text = self.streamer.escaped(&text).into_owned();
         self.key_text(&text)
     }
 
@@ -280,10 +339,11 @@ impl<'s, 'o> serde::Serializer for &'s mut Streamer<'o> {
         self.via_value(serde_json::to_value(v)?)
     }
     fn serialize_char(self, v: char) -> Result<(), StreamError> {
-        self.scalar(|out| write_string(out, v.encode_utf8(&mut [0; 4])))
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> Result<(), StreamError> {
-        self.scalar(|out| write_string(out, v))
+        let text = self.escaped(v);
+        self.scalar(|out| write_string(out, &text))
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), StreamError> {
         use serde::ser::SerializeSeq;
@@ -315,9 +375,15 @@ impl<'s, 'o> serde::Serializer for &'s mut Streamer<'o> {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _name: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<(), StreamError> {
+        if name == UNESCAPED {
+            let escape = self.escape.take();
+            let written = value.serialize(&mut *self);
+            self.escape = escape;
+            return written;
+        }
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(

@@ -54,7 +54,7 @@ pub fn user_relabel_rule(rule: &RelabelConfig, field: &str) -> Result<RelabelRul
     Ok(RelabelRule {
         source_labels: rule.source_labels.clone(),
         separator: non_empty(&rule.separator),
-        regex: non_empty(&rule.regex),
+        regex: non_empty(&rule.regex).map(Into::into),
         modulus: rule.modulus.filter(|m| *m != 0),
         target_label: target,
         replacement: non_empty(&rule.replacement),

@@ -65,7 +65,7 @@ fn pod_label_rule(label: &str, target: &str) -> RelabelRule {
             sanitize_label(label)
         )],
         target_label: Some(target.to_owned()),
-        regex: Some("(.+)".to_owned()),
+        regex: Some("(.+)".into()),
         replacement: Some("$1".to_owned()),
         ..Default::default()
     }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::config::common::{Secrets, non_empty};
 use crate::discover::Hierarchy;
+use crate::expansion::ConfigString;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
@@ -21,7 +22,7 @@ pub const REPLICA_LABEL_VALUE: &str = "replica-$(STATEFULSET_ORDINAL_NUMBER)";
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct GlobalConfig {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub external_labels: BTreeMap<String, String>,
+    pub external_labels: BTreeMap<String, ConfigString>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scrape_interval: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,11 +40,11 @@ pub fn external_labels(
     agent: &GrafanaAgent,
     with_replica_label: bool,
     rejections: &mut Vec<Rejection>,
-) -> BTreeMap<String, String> {
+) -> BTreeMap<String, ConfigString> {
     let agent_ref = InputRef::of(Kind::GrafanaAgent, agent);
     let metrics = agent.spec.metrics.as_ref();
     let mut labels = BTreeMap::new();
-    let mut add = |name: &str, value: String, field: String| {
+    let mut add = |name: &str, value: ConfigString, field: String| {
         if validate::is_label_name(name) {
             labels.insert(name.to_owned(), value);
         } else {
@@ -61,12 +62,16 @@ pub fn external_labels(
     if !cluster.is_empty() {
         add(
             cluster,
-            agent_ref.key(),
+            agent_ref.key().into(),
             "spec.metrics.metricsExternalLabelName".to_owned(),
         );
     }
     for (k, v) in metrics.iter().flat_map(|m| &m.external_labels) {
-        add(k, v.clone(), format!("spec.metrics.externalLabels.{k}"));
+        add(
+            k,
+            v.clone().into(),
+            format!("spec.metrics.externalLabels.{k}"),
+        );
     }
     if with_replica_label {
         let replica = metrics
@@ -75,7 +80,7 @@ pub fn external_labels(
         if !replica.is_empty() {
             add(
                 replica,
-                REPLICA_LABEL_VALUE.to_owned(),
+                ConfigString::PodVariable(REPLICA_LABEL_VALUE.to_owned()),
                 "spec.metrics.replicaExternalLabelName".to_owned(),
             );
         }

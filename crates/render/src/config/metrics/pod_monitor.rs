@@ -75,7 +75,7 @@ fn jobs(
         job.push(RelabelRule {
             source_labels: vec![format!("{POD_LABEL}{}", sanitize_label(&l))],
             target_label: Some("job".to_owned()),
-            regex: Some("(.+)".to_owned()),
+            regex: Some("(.+)".into()),
             replacement: Some("$1".to_owned()),
             ..Default::default()
         });

@@ -92,7 +92,7 @@ fn job(
                 "__meta_kubernetes_ingress_path".to_owned(),
             ],
             separator: Some(";".to_owned()),
-            regex: Some("(.+);(.+);(.+)".to_owned()),
+            regex: Some("(.+);(.+);(.+)".into()),
             target_label: Some("__param_target".to_owned()),
             replacement: Some("$1://$2$3".to_owned()),
             action: Some("replace".to_owned()),

@@ -14,6 +14,7 @@ use crate::config::common::{
     BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets, TlsConfigOut,
     basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
 };
+use crate::expansion::Strings;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 use crate::sharding;
@@ -109,6 +110,8 @@ pub struct ScrapeContext<'a> {
     /// Set when an agent setting every job depends on is unusable (reported against the
     /// GrafanaAgent); then no monitor renders, rather than render them without it.
     pub unusable: Option<String>,
+    /// How strings are written: escaped, unless the agent opts out (`expandUserStrings`).
+    pub strings: Strings,
 }
 
 impl<'a> ScrapeContext<'a> {
@@ -182,6 +185,7 @@ impl<'a> ScrapeContext<'a> {
             global_scrape_interval_ms,
             api_server_sd,
             unusable,
+            strings: Strings::of(agent),
             agent: agent_ref,
         }
     }

@@ -72,7 +72,7 @@ fn jobs(
     let job_label = non_empty(&spec.job_label).map(|l| RelabelRule {
         source_labels: vec![format!("{SERVICE_LABEL}{}", sanitize_label(&l))],
         target_label: Some("job".to_owned()),
-        regex: Some("(.+)".to_owned()),
+        regex: Some("(.+)".into()),
         replacement: Some("$1".to_owned()),
         ..Default::default()
     });
@@ -115,7 +115,7 @@ pub(super) fn label_copy(
     Ok(RelabelRule {
         source_labels: vec![format!("{prefix}{target}")],
         target_label: Some(target),
-        regex: Some("(.+)".to_owned()),
+        regex: Some("(.+)".into()),
         replacement: Some("$1".to_owned()),
         ..Default::default()
     })
@@ -163,7 +163,7 @@ fn target_kind_rule(kind: &str, target: &str) -> RelabelRule {
             "__meta_kubernetes_endpoint_address_target_name".to_owned(),
         ],
         separator: Some(";".to_owned()),
-        regex: Some(format!("{kind};(.*)")),
+        regex: Some(format!("{kind};(.*)").into()),
         replacement: Some("$1".to_owned()),
         target_label: Some(target.to_owned()),
         ..Default::default()

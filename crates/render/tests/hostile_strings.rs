@@ -1,0 +1,292 @@
+//! Proof against the real binaries (issue 38, item 1): strings that objects and Secrets put
+//! into a config reach the agent as written, through the real config-reloader (v0.67.1, from
+//! `scripts/build-config-reloader`, or `CONFIG_RELOADER_BIN`) and the real agent (v0.44.8,
+//! `scripts/build-grafana-agent`, or `GRAFANA_AGENT_BIN`), each run as the pod runs it.
+//!
+//! The golden case `testdata/render/q38-hostile-dollars` puts `$(NOPE)` (the reloader writes
+//! no config when a name is unset), `a${b` (the agent exits), `${HOSTNAME}`, `${AGENT_SECRET}`
+//! (the pod's environment), `${X:?e}` and `$$` into a ServiceMonitor, a Probe's basic-auth
+//! Secret, the agent's external labels, a PodLogs and its pipeline stages. For each config:
+//! the reloader writes it, the agent loads it and keeps running, its `/-/config` holds every
+//! value as the objects wrote it and nothing of the environment, and the Probe's scrape
+//! carries the password as the Secret holds it.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use render::PlanOptions;
+use render::manifest::Loader;
+use render::output::plan_all;
+use serde_json::Value;
+
+/// A variable of the pods' environment no config may read: its value must never show.
+const SECRET_ENV: (&str, &str) = ("AGENT_SECRET", "leaked-secret-value");
+/// The node name the pods' `HOSTNAME` holds.
+const NODE: &str = "node-leaked";
+/// The port the case's Probe names, replaced by a listener of the test's own.
+const CASE_PROBER_PORT: &str = "19115";
+/// How long a binary gets to write, load or scrape.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+fn case_dir() -> PathBuf {
+    support::repo_root().join("testdata/render/q38-hostile-dollars")
+}
+
+/// A free loopback port.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Kills the process when dropped, so that a failing assertion leaves nothing running.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The configs of the case, by config Secret name, with the Probe aimed at `prober_port`.
+fn configs(prober_port: u16) -> Vec<(String, String)> {
+    let input = std::fs::read_to_string(case_dir().join("input.yaml")).expect("input.yaml");
+    assert!(input.contains(CASE_PROBER_PORT), "the case names its prober port");
+    let input = input.replace(CASE_PROBER_PORT, &prober_port.to_string());
+    let mut loader = Loader::new();
+    loader.add_source("input.yaml", &input);
+    let loaded = loader.finish();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let plans = plan_all(&loaded.store, &PlanOptions::default(), None);
+    let configs: Vec<(String, String)> = plans
+        .iter()
+        .flat_map(|p| &p.configs)
+        .map(|c| (c.secret_name.clone(), c.text.as_str().to_owned()))
+        .collect();
+    assert_eq!(configs.len(), 2, "a metrics and a logs config");
+    configs
+}
+
+/// The environment of the agent pods (spec 3.5, 3.7), plus a secret and the node name.
+fn pod_env(command: &mut Command, pod_name: &str) {
+    command
+        .env_clear()
+        .env("POD_NAME", pod_name)
+        .env("SHARD", "0")
+        .env("SHARDS", "1")
+        .env("HOSTNAME", NODE)
+        .env("USER", "someone")
+        .env(SECRET_ENV.0, SECRET_ENV.1);
+}
+
+/// Runs the config-reloader with the pods' flags on `text` until it has written the config
+/// the agent reads; that file's path.
+fn reloader_output(reloader: &Path, text: &str, root: &Path, agent_port: u16) -> PathBuf {
+    let input = root.join("config-in/agent.yml");
+    let output = root.join("config/agent.yml");
+    std::fs::create_dir_all(input.parent().expect("parent")).expect("config-in");
+    std::fs::create_dir_all(output.parent().expect("parent")).expect("config");
+    std::fs::write(&input, text).expect("config-in/agent.yml");
+    let log = root.join("reloader.log");
+    let mut command = Command::new(reloader);
+    command
+        .arg(format!("--config-file={}", input.display()))
+        .arg(format!("--config-envsubst-file={}", output.display()))
+        .arg("--watch-interval=1m")
+        .arg("--statefulset-ordinal-from-envvar=POD_NAME")
+        .arg(format!("--reload-url=http://127.0.0.1:{agent_port}/-/reload"))
+        .arg(format!("--listen-address=127.0.0.1:{}", free_port()))
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).expect("log"))
+        .stderr(std::fs::File::create(root.join("reloader.err")).expect("log"));
+    pod_env(&mut command, "agent-0");
+    let _reloader = Running(command.spawn().expect("run prometheus-config-reloader"));
+    let start = Instant::now();
+    while !output.exists() {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "the config-reloader wrote no config in {PATIENCE:?}:\n{}",
+            std::fs::read_to_string(root.join("reloader.err")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // It writes the file whole, but give a slow write the benefit of the doubt.
+    std::thread::sleep(Duration::from_millis(200));
+    output
+}
+
+/// One HTTP GET on loopback; the body when the status is 200.
+fn get(port: u16, path: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let (head, body) = response.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200")
+        .then(|| body.to_owned())
+        .or_else(|| head.starts_with("HTTP/1.0 200").then(|| body.to_owned()))
+}
+
+/// Runs the agent with the pods' flags on `file`; its loaded config (`/-/config`) once it
+/// serves one. Fails when it exits first.
+fn agent_loaded_config(agent: &Path, file: &Path, root: &Path, port: u16) -> (Running, Value) {
+    let log = root.join("agent.log");
+    let mut command = Command::new(agent);
+    command
+        .arg(format!("-config.file={}", file.display()))
+        .arg("-config.expand-env=true")
+        .arg("-config.enable-read-api")
+        .arg("-enable-features=integrations-next")
+        .arg(format!("-server.http.address=127.0.0.1:{port}"))
+        .arg("-server.grpc.address=127.0.0.1:0")
+        .arg("-disable-reporting")
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).expect("log"))
+        .stderr(std::fs::File::create(root.join("agent.err")).expect("log"));
+    pod_env(&mut command, "agent-0");
+    let mut running = Running(command.spawn().expect("run grafana-agent"));
+    let start = Instant::now();
+    loop {
+        if let Ok(Some(status)) = running.0.try_wait() {
+            panic!(
+                "the agent exited ({status}):\n{}",
+                std::fs::read_to_string(root.join("agent.err")).unwrap_or_default()
+            );
+        }
+        if let Some(body) = get(port, "/-/config") {
+            let config: Value = serde_saphyr::from_str(&body).expect("the agent's config");
+            return (running, config);
+        }
+        assert!(start.elapsed() < PATIENCE, "the agent served no config");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Every string of `value`, keys included.
+fn strings(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::String(s) => {
+            out.insert(s.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.insert(k.clone());
+                strings(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The first `Authorization: Basic` credentials a scrape brings to `listener`, decoded.
+fn scraped_credentials(listener: TcpListener) -> mpsc::Receiver<String> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().expect("stream"));
+            let mut credentials = None;
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                if let Some((name, value)) = line.trim_end().split_once(':')
+                    && name.eq_ignore_ascii_case("authorization")
+                    && let Some(encoded) = value.trim().strip_prefix("Basic ")
+                {
+                    credentials = base64::engine::general_purpose::STANDARD
+                        .decode(encoded)
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok());
+                }
+                line.clear();
+            }
+            let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n");
+            if let Some(credentials) = credentials {
+                let _ = send.send(credentials);
+                return;
+            }
+        }
+    });
+    receive
+}
+
+/// A config as the case's pods get it: its paths under `root` instead of the pod's
+/// `/var/lib/grafana-agent/` (WAL and positions; the case mounts no Secret file).
+fn rebased(text: &str, root: &Path) -> String {
+    text.replace("/var/lib/grafana-agent/", &format!("{}/", root.display()))
+}
+
+#[test]
+fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
+    let reloader = support::configs::built_binary(
+        "CONFIG_RELOADER_BIN",
+        "build-config-reloader",
+        "prometheus-config-reloader",
+    );
+    let agent =
+        support::configs::built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
+    let prober = TcpListener::bind("127.0.0.1:0").expect("prober listener");
+    let prober_port = prober.local_addr().expect("address").port();
+    let credentials = scraped_credentials(prober);
+    let scratch = support::configs::scratch_dir("hostile-strings", "pods");
+
+    let mut seen = BTreeSet::new();
+    let mut agents = Vec::new();
+    for (secret, text) in configs(prober_port) {
+        let root = scratch.join(&secret);
+        std::fs::create_dir_all(&root).expect("pod root");
+        let port = free_port();
+        let file = reloader_output(&reloader, &rebased(&text, &root), &root, port);
+        let (running, config) = agent_loaded_config(&agent, &file, &root, port);
+        strings(&config, &mut seen);
+        agents.push(running);
+    }
+
+    // The agent's own node filter for pod discovery (promtail's, from `HOSTNAME`) is the one
+    // place the node name may show.
+    let own_node_filter = format!("spec.nodeName={NODE}");
+    let leaked: Vec<&String> = seen
+        .iter()
+        .filter(|s| s.contains(SECRET_ENV.1) || (s.contains(NODE) && **s != own_node_filter))
+        .collect();
+    assert!(leaked.is_empty(), "the environment reached the config: {leaked:?}");
+    for written in [
+        // ServiceMonitor relabelings.
+        "$(NOPE)",
+        "a${b",
+        "${HOSTNAME}/${AGENT_SECRET}",
+        "${AGENT_SECRET:?e}",
+        "pa$$",
+        "$1-${1}",
+        // The agent's external label.
+        "${AGENT_SECRET}",
+        // PodLogs relabeling and replace stage.
+        "${AGENT_SECRET}a${b",
+        "${AGENT_SECRET}$(NOPE)",
+    ] {
+        assert!(
+            seen.contains(written),
+            "{written:?} is not in the loaded configs"
+        );
+    }
+    // The documented shard variables are still the reloader's.
+    assert!(!seen.contains("$(SHARD)"), "$(SHARD) left unexpanded");
+
+    let scraped = credentials
+        .recv_timeout(PATIENCE)
+        .expect("the Probe was scraped with basic auth");
+    assert_eq!(scraped, "u$(NOPE):pa$$w0rd$USER${AGENT_SECRET}a${b");
+    drop(agents);
+}
