@@ -198,14 +198,7 @@ impl Scenario {
 
     /// The agent's `Reconciled` condition.
     fn reconciled(&self) -> Value {
-        let status = self.get("grafanaagent", "agent")["status"].clone();
-        status["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|c| c["type"] == "Reconciled")
-            .cloned()
-            .unwrap_or(Value::Null)
+        self.reconciled_of("agent")
     }
 
     /// Waits until the agent's `Reconciled` condition has `status` and a message containing
@@ -713,5 +706,127 @@ async fn scenario_a_stalled_watch_is_noticed(backend: Backend) {
 async fn a_stalled_watch_is_noticed() {
     for backend in testenv::backends() {
         scenario_a_stalled_watch_is_noticed(backend).await;
+    }
+}
+
+impl Scenario {
+    /// The `Reconciled` condition of the GrafanaAgent `agent`.
+    fn reconciled_of(&self, agent: &str) -> Value {
+        let status = self.get("grafanaagent", agent)["status"].clone();
+        status["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Reconciled")
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// The name of the GrafanaAgent controlling the generated Secret `name`.
+    fn secret_owner(&self, name: &str) -> String {
+        let secret = self.generated_secret(name);
+        secret["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["controller"] == true)
+            .and_then(|r| r["name"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// Issue 38, item 6: `agent` (with logs) generates `Secret agent-logs-config`; a GrafanaAgent
+/// `agent-logs` (metrics), created later, generates it too. The later agent is refused whole,
+/// its `Reconciled` condition and a Warning Event naming both agents and the object; the
+/// Secret stays `agent`'s (before, its owner and content flipped at every reconcile while both
+/// reported `Reconciled=True`); the operator's objects are what `render` prints. Once `agent`
+/// is deleted, `agent-logs` is reconciled again and runs.
+async fn scenario_colliding_agents(backend: Backend) {
+    let s = Scenario::start(backend, "collisions").await;
+    s.wait_reconciled("the first agent reconciled", "True", &[]);
+    assert_eq!(s.secret_owner("agent-logs-config"), "agent");
+    let config_before = s.generated_secret("agent-logs-config")["data"].clone();
+
+    let later = format!(
+        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {{name: agent-logs, namespace: {}}}\nspec:\n  metrics:\n    instanceSelector: {{matchLabels: {{agent: agent}}}}\n",
+        s.ns
+    );
+    s.cluster.apply(&later);
+    let words = [
+        format!("GrafanaAgent {}/agent (created earlier)", s.ns),
+        "Secret agent-logs-config".to_owned(),
+    ];
+    let refused = eventually(
+        "the later agent refused, naming both",
+        Duration::from_secs(60),
+        || {
+            let reconciled = s.reconciled_of("agent-logs");
+            let message = reconciled["message"].as_str().unwrap_or_default();
+            if reconciled["status"] == "False"
+                && reconciled["reason"] == "NameCollision"
+                && words.iter().all(|w| message.contains(w.as_str()))
+            {
+                Ok(reconciled)
+            } else {
+                Err(format!("{reconciled}"))
+            }
+        },
+    );
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.contains("agent-logs"), "{message}");
+    s.wait_event(
+        "GrafanaAgent",
+        "agent-logs",
+        "InvalidConfiguration",
+        &words[0],
+    );
+    s.converge("render refuses the later agent too");
+    // The Secret neither changes owner nor content while both agents are reconciled.
+    for _ in 0..5 {
+        assert_eq!(s.secret_owner("agent-logs-config"), "agent");
+        assert_eq!(
+            s.generated_secret("agent-logs-config")["data"],
+            config_before
+        );
+        assert_eq!(s.reconciled()["status"], "True", "{}", s.reconciled());
+        s.patch(
+            "grafanaagent",
+            "agent-logs",
+            r#"{"metadata":{"labels":{"touched":"again"}}}"#,
+        );
+        std::thread::sleep(Duration::from_millis(600));
+    }
+    let managed = s.cluster.managed_in(Some(&s.ns));
+    assert!(
+        !managed
+            .keys()
+            .any(|(kind, _, name)| kind == "StatefulSet" && name == "agent-logs"),
+        "the refused agent got a StatefulSet: {:?}",
+        managed.keys()
+    );
+
+    // The earlier agent gone: the later one runs, and takes its Secret.
+    s.kubectl(&["delete", "grafanaagent", "agent"]);
+    eventually(
+        "the later agent reconciled",
+        Duration::from_secs(60),
+        || {
+            let reconciled = s.reconciled_of("agent-logs");
+            match (
+                reconciled["status"].as_str(),
+                s.secret_owner("agent-logs-config"),
+            ) {
+                (Some("True"), owner) if owner == "agent-logs" => Ok(()),
+                (_, owner) => Err(format!("{reconciled}, the Secret owned by {owner:?}")),
+            }
+        },
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn colliding_agents() {
+    for backend in testenv::backends() {
+        scenario_colliding_agents(backend).await;
     }
 }

@@ -38,6 +38,7 @@ use kube::Client;
 use kube::api::{Api, ListParams};
 use kube::runtime::Controller;
 use kube::runtime::events::Reporter;
+use kube::runtime::reflector::ObjectRef;
 use render::desired::PlanOptions;
 use render::index::ReverseIndex;
 use tracing::Instrument;
@@ -160,7 +161,7 @@ impl Operator {
             metrics: metrics.clone(),
             stores: stores.clone(),
             index: index.clone(),
-            recorder: events::Publisher::new(client, reporter),
+            recorder: events::Publisher::new(client, reporter, config.namespace.clone()),
             states: states.clone(),
             failures: Default::default(),
             periodic: config.periodic_requeue,
@@ -180,7 +181,19 @@ impl Operator {
             metrics: metrics.clone(),
             own_writes,
         });
+        // A change or departure of an agent reconciles too the agents of its namespace whose
+        // generated names may collide with its own (issue 38, item 6): the later of two
+        // colliding agents runs once the earlier is renamed or gone.
+        let (sharing, sharing_names) = futures::channel::mpsc::unbounded();
         let (controller, agents_gone) = triggers.wire(&stores, &mappers, |agents| {
+            let (mappers, sharing) = (mappers.clone(), sharing.clone());
+            let agents = agents.inspect(move |event| {
+                if let Ok(agent) = event {
+                    for other in mappers.sharing_names(&ObjectRef::from_obj(agent)) {
+                        let _ = sharing.unbounded_send(other);
+                    }
+                }
+            });
             Controller::for_stream(agents, stores.agents.clone())
         });
 
@@ -190,7 +203,11 @@ impl Operator {
         // during the first list every agent is missing from the store.
         let forgetting = {
             let ctx = ctx.clone();
+            let mappers = mappers.clone();
             agents_gone.for_each(move |key| {
+                for other in mappers.sharing_names(&key) {
+                    let _ = sharing.unbounded_send(other);
+                }
                 reconcile::forget(&key, &ctx.index, &ctx.states, &ctx.metrics);
                 let agent =
                     api::status::agent_key(key.namespace.as_deref().unwrap_or_default(), &key.name);
@@ -205,6 +222,7 @@ impl Operator {
 
         let controller = controller
             .reconcile_all_on(relists)
+            .reconcile_on(sharing_names)
             .graceful_shutdown_on(shutdown)
             .run(reconcile::reconcile, reconcile::error_policy, ctx)
             .for_each(|outcome| async move {

@@ -80,6 +80,27 @@ impl Mappers {
         }
     }
 
+    /// The other agents of `agent`'s namespace whose generated names may collide with its
+    /// own (`ReverseIndex::sharing_names`): a change or departure of `agent` may start or end
+    /// their collision (issue 38, item 6), so they are reconciled again.
+    pub(crate) fn sharing_names(&self, agent: &ObjectRef<GrafanaAgent>) -> Agents {
+        let agent = InputRef::new(
+            Kind::GrafanaAgent,
+            agent.namespace.clone().unwrap_or_default(),
+            agent.name.clone(),
+        );
+        let agents: Agents = self
+            .index
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .sharing_names(&agent)
+            .into_iter()
+            .map(|other| ObjectRef::new(&other.name).within(&other.namespace))
+            .collect();
+        self.metrics.triggered_by("GrafanaAgent", agents.len());
+        agents
+    }
+
     fn selecting<K: Resource>(&self, kind: Kind, object: &K) -> Agents {
         let meta = object.meta();
         let no_labels = BTreeMap::new();

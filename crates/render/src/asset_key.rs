@@ -95,9 +95,33 @@ impl AssetKey {
         out
     }
 
-    /// Where the value is readable inside an agent pod.
-    pub fn file_path(&self) -> String {
-        format!("{ASSETS_MOUNT_PATH}/{}", self.sanitized())
+    /// The file name of a key whose [`AssetKey::sanitized`] name another key of the same
+    /// agent shares (Q16): one no other key can have. `_secrets_<ns>_<name>_<key>` unsanitized
+    /// when that is a valid Secret data key and can be read back: a namespace and a name hold
+    /// no `_` (Kubernetes allows none), so the first two `_` after the prefix end them. Such a
+    /// name equals the sanitized one only when nothing was sanitized, and holds a `-` or `.`
+    /// otherwise, which no sanitized name does. Any other key (only files can hold one: the
+    /// API server refuses such names) is `_x.` and the hex digits of its store key, which
+    /// neither of the others starts with.
+    pub fn exact_file_name(&self) -> String {
+        let prefix = match self.source {
+            AssetSource::Secret => "_secrets_",
+            AssetSource::ConfigMap => "_configMaps_",
+        };
+        let part = |s: &str, underscore: bool| {
+            !s.is_empty()
+                && s.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || c == '-' || c == '.' || (underscore && c == '_')
+                })
+        };
+        if part(&self.namespace, false) && part(&self.name, false) && part(&self.key, true) {
+            return format!("{prefix}{}_{}_{}", self.namespace, self.name, self.key);
+        }
+        let mut out = String::from("_x.");
+        for byte in self.store_key().bytes() {
+            out.push_str(&format!("{byte:02x}"));
+        }
+        out
     }
 
     /// A selector with an empty name or key refers to nothing (upstream skips it).
@@ -156,6 +180,66 @@ mod tests {
                 key: key.into(),
             };
             assert_eq!(k.sanitized(), sanitize_label(&k.store_key()), "{k}");
+        }
+    }
+
+    fn secret(namespace: &str, name: &str, key: &str) -> AssetKey {
+        AssetKey {
+            source: AssetSource::Secret,
+            namespace: namespace.into(),
+            name: name.into(),
+            key: key.into(),
+        }
+    }
+
+    /// Issue 38, item 7: keys whose sanitized names are one (across namespaces, or within one)
+    /// have exact names that differ, and that no sanitized name can be.
+    #[test]
+    fn exact_file_names_tell_apart_what_sanitizing_merges() {
+        let colliding = [
+            secret("team", "a-creds", "password"),
+            secret("team-a", "creds", "password"),
+            secret("team_a", "creds", "password"),
+            secret("team", "a.creds", "password"),
+            secret("team", "a", "creds_password"),
+            secret("team", "a", "creds-password"),
+            secret("team", "a_creds", "password"),
+        ];
+        let sanitized: std::collections::BTreeSet<String> =
+            colliding.iter().map(AssetKey::sanitized).collect();
+        assert_eq!(sanitized.len(), 1, "{sanitized:?}");
+        let exact: std::collections::BTreeSet<String> =
+            colliding.iter().map(AssetKey::exact_file_name).collect();
+        assert_eq!(exact.len(), colliding.len(), "{exact:?}");
+        assert!(
+            exact.contains("_secrets_team_a-creds_password"),
+            "{exact:?}"
+        );
+        assert!(
+            exact.contains("_secrets_team-a_creds_password"),
+            "{exact:?}"
+        );
+        // Nothing to sanitize: the exact name is the sanitized one.
+        let plain = secret("team", "a", "creds_password");
+        assert_eq!(plain.exact_file_name(), plain.sanitized());
+        // A name only files can hold: hex, under a prefix of its own.
+        assert_eq!(
+            secret("team_a", "creds", "password").exact_file_name(),
+            format!(
+                "_x.{}",
+                b"/secrets/team_a/creds/password"
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            )
+        );
+        // Every exact name is a valid Secret data key.
+        for name in &exact {
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c)),
+                "{name}"
+            );
         }
     }
 }

@@ -15,12 +15,6 @@ pub enum AssetError {
     KeyMissing(AssetKey),
     #[error("{0}: the value is not UTF-8 text")]
     NotText(AssetKey),
-    #[error("{key}: its file name {sanitized:?} is already used by {other}")]
-    Collision {
-        key: Box<AssetKey>,
-        sanitized: String,
-        other: Box<AssetKey>,
-    },
     #[error("a selector with an empty name or key")]
     Incomplete,
     /// The object exists but the value was not read at its current resourceVersion: the
@@ -45,8 +39,10 @@ pub struct Assets {
     /// discovery (60k lookups at 10k ServiceMonitors), and ordered lookups of four-string keys
     /// took a tenth of an edit's CPU. Readers that iterate sort.
     resolved: HashMap<AssetKey, Resolution, foldhash::fast::RandomState>,
-    /// Sanitized key to the asset that owns it, to detect upstream's key collisions (Q16).
-    owners: BTreeMap<String, AssetKey>,
+    /// How many keys of existing objects claim each sanitized file name: a name claimed more
+    /// than once is upstream's key collision (Q16), and those keys use exact names instead
+    /// ([`Assets::file_name`]).
+    claims: HashMap<String, u32, foldhash::fast::RandomState>,
 }
 
 impl Assets {
@@ -73,30 +69,17 @@ impl Assets {
         if let Some(outcome) = self.resolved_before(key) {
             return outcome;
         }
-        let sanitized = key.sanitized();
-        if let Some(other) = self.owners.get(&sanitized)
-            && other != key
-        {
-            let err = AssetError::Collision {
-                key: Box::new(key.clone()),
-                sanitized,
-                other: Box::new(other.clone()),
-            };
-            self.resolved
-                .insert(key.clone(), Resolution::Failed(err.clone()));
-            return Err(err);
-        }
         let resolution = match inputs.data_object(key.source, &key.namespace, &key.name) {
             None => Resolution::Failed(AssetError::ObjectMissing(key.clone())),
             Some(object) => match object.lookup(&key.key) {
                 KeyLookup::NoSuchKey => Resolution::Failed(AssetError::KeyMissing(key.clone())),
                 KeyLookup::NotLoaded => {
-                    // Claim the file name now, so collisions do not depend on load order.
-                    self.owners.insert(sanitized, key.clone());
+                    // Claim the file name now, so file names do not depend on load order.
+                    *self.claims.entry(key.sanitized()).or_default() += 1;
                     Resolution::NotLoaded
                 }
                 KeyLookup::Value(value) => {
-                    self.owners.insert(sanitized, key.clone());
+                    *self.claims.entry(key.sanitized()).or_default() += 1;
                     Resolution::Value(value.to_vec())
                 }
             },
@@ -128,7 +111,7 @@ impl Assets {
     }
 
     /// Whether `key`'s object or key is missing (looked up, or never looked up), as opposed
-    /// to present, unreadable or colliding. A selector with an empty name or key is not
+    /// to present or unreadable. A selector with an empty name or key is not
     /// missing but incomplete, which `optional` does not excuse.
     pub fn is_missing(&self, key: &AssetKey) -> bool {
         match self.resolved.get(key) {
@@ -147,21 +130,35 @@ impl Assets {
     pub fn path(&self, key: &AssetKey) -> Result<String, AssetError> {
         match self.resolved.get(key) {
             Some(Resolution::Failed(
-                e @ (AssetError::ObjectMissing(_)
-                | AssetError::KeyMissing(_)
-                | AssetError::Collision { .. }),
+                e @ (AssetError::ObjectMissing(_) | AssetError::KeyMissing(_)),
             )) => Err(e.clone()),
             _ if !key.is_complete() => Err(AssetError::Incomplete),
-            _ => Ok(key.file_path()),
+            _ => Ok(format!("{ASSETS_MOUNT_PATH}/{}", self.file_name(key))),
         }
     }
 
-    /// Every resolved value, by sanitized key: the data of the `<agent>-secrets` Secret.
+    /// `key`'s data key in the assets Secret and file name under [`ASSETS_MOUNT_PATH`]:
+    /// upstream's [`AssetKey::sanitized`] name, unless another key of this hierarchy's
+    /// existing objects sanitizes to the same name (`team/a-creds` and `team-a/creds`, key
+    /// `password`, are both `_secrets_team_a_creds_password`). Then each of them uses its
+    /// [`AssetKey::exact_file_name`] (`_secrets_team_a-creds_password`,
+    /// `_secrets_team-a_creds_password`): no two keys share a file name, whatever their
+    /// namespaces, and every name that collides with nothing stays upstream's (Q16).
+    pub fn file_name(&self, key: &AssetKey) -> String {
+        let sanitized = key.sanitized();
+        if self.claims.get(&sanitized).is_some_and(|n| *n > 1) {
+            key.exact_file_name()
+        } else {
+            sanitized
+        }
+    }
+
+    /// Every resolved value, by file name: the data of the `<agent>-secrets` Secret.
     pub fn secret_data(&self) -> BTreeMap<String, Vec<u8>> {
         self.resolved
             .iter()
             .filter_map(|(k, r)| match r {
-                Resolution::Value(v) => Some((k.sanitized(), v.clone())),
+                Resolution::Value(v) => Some((self.file_name(k), v.clone())),
                 Resolution::Failed(_) | Resolution::NotLoaded => None,
             })
             .collect()
@@ -220,9 +217,19 @@ mod tests {
         let k = key("default", "example-secret", "key");
         assert_eq!(k.store_key(), "/secrets/default/example-secret/key");
         assert_eq!(k.sanitized(), "_secrets_default_example_secret_key");
+        let mut a = Assets::default();
+        let mut s = store();
+        s.apply_data(
+            AssetSource::Secret,
+            "default",
+            "example-secret",
+            None,
+            BTreeMap::from([("key".to_string(), b"v".to_vec())]),
+        );
+        assert_eq!(a.resolve(&s, &k), Ok(()));
         assert_eq!(
-            k.file_path(),
-            "/var/lib/grafana-agent/secrets/_secrets_default_example_secret_key"
+            a.path(&k).as_deref(),
+            Ok("/var/lib/grafana-agent/secrets/_secrets_default_example_secret_key")
         );
     }
 
@@ -247,19 +254,52 @@ mod tests {
         assert!(a.value(&k).is_err());
     }
 
+    /// Issue 38, item 7: keys whose sanitized names collide (across namespaces too) each get
+    /// a file of their own, whatever order they are resolved in; the others keep upstream's
+    /// names.
     #[test]
-    fn colliding_sanitized_keys_are_detected_not_overwritten() {
+    fn colliding_sanitized_keys_each_get_a_file_of_their_own() {
+        let mut s = store();
+        let data = BTreeMap::from([("password".to_string(), b"pw".to_vec())]);
+        s.apply_data(AssetSource::Secret, "team", "a-creds", None, data.clone());
+        s.apply_data(AssetSource::Secret, "team-a", "creds", None, data);
+        let team = key("team", "a-creds", "password");
+        let team_a = key("team-a", "creds", "password");
+        let alone = key("default", "example-secret", "pw");
+        for order in [[&team, &team_a, &alone], [&alone, &team_a, &team]] {
+            let mut a = Assets::default();
+            for k in order {
+                assert_eq!(a.resolve(&s, k), Ok(()), "{k}");
+            }
+            assert_eq!(
+                a.path(&team).as_deref(),
+                Ok("/var/lib/grafana-agent/secrets/_secrets_team_a-creds_password")
+            );
+            assert_eq!(
+                a.path(&team_a).as_deref(),
+                Ok("/var/lib/grafana-agent/secrets/_secrets_team-a_creds_password")
+            );
+            assert_eq!(
+                a.file_name(&alone),
+                "_secrets_default_example_secret_pw",
+                "upstream's name for a key that collides with nothing"
+            );
+            let names: Vec<String> = a.secret_data().into_keys().collect();
+            assert_eq!(
+                names,
+                [
+                    "_secrets_default_example_secret_pw",
+                    "_secrets_team-a_creds_password",
+                    "_secrets_team_a-creds_password",
+                ]
+            );
+        }
+        // Within one namespace too.
         let mut a = Assets::default();
-        let s = store();
-        let first = key("a-b", "c", "pw");
-        let second = key("a_b", "c", "pw");
-        assert_eq!(a.resolve(&s, &first), Ok(()));
-        assert!(matches!(
-            a.resolve(&s, &second),
-            Err(AssetError::Collision { .. })
-        ));
-        assert_eq!(a.value(&first).as_deref(), Ok("hunter2"));
-        assert_eq!(a.secret_data().len(), 1);
+        for k in [key("a-b", "c", "pw"), key("a_b", "c", "pw")] {
+            assert_eq!(a.resolve(&s, &k), Ok(()));
+        }
+        assert_eq!(a.secret_data().len(), 2);
     }
 }
 

@@ -260,6 +260,72 @@ pub fn integrations_workload_name(agent: &str, all_nodes: bool) -> String {
     }
 }
 
+/// Every object (kind and name) the GrafanaAgent `agent` may generate, from its spec alone:
+/// the assets Secret; with `spec.metrics.instanceSelector` set, the metrics config Secret,
+/// Service and every shard's StatefulSet (shards capped at the schema's maximum); with
+/// `spec.logs.instanceSelector` set, the logs config Secret and DaemonSet; with
+/// `spec.integrations.selector` set, both integrations workloads and their configs. A plan
+/// holds no object outside these. Two agents of a namespace collide when these share an
+/// entry (issue 38, item 6): every name starts with its agent's name, so only agents one of
+/// whose names starts with the other's can. From the spec, not from the instances selected,
+/// so that creating a LogsInstance never moves a rejection from one agent to another.
+pub fn generated_names(agent: &GrafanaAgent) -> Vec<(ManagedKind, String)> {
+    let name = agent.metadata.name.as_deref().unwrap_or_default();
+    let spec = &agent.spec;
+    let mut names = vec![(ManagedKind::Secret, assets_secret_name(name))];
+    let mut config = |s: Subsystem| {
+        if let Some(secret) = s.config_secret_name(name) {
+            names.push((ManagedKind::Secret, secret));
+        }
+    };
+    let metrics = spec
+        .metrics
+        .as_ref()
+        .filter(|m| m.instance_selector.is_some());
+    let logs = spec
+        .logs
+        .as_ref()
+        .is_some_and(|l| l.instance_selector.is_some());
+    let integrations = spec
+        .integrations
+        .as_ref()
+        .is_some_and(|i| i.selector.is_some());
+    if metrics.is_some() {
+        config(Subsystem::Metrics);
+    }
+    if logs {
+        config(Subsystem::Logs);
+    }
+    if integrations {
+        config(Subsystem::IntegrationsDeployment);
+        config(Subsystem::IntegrationsDaemonSet);
+    }
+    if let Some(m) = metrics {
+        names.push((ManagedKind::Service, service_name(name)));
+        let shards = m
+            .shards
+            .unwrap_or(1)
+            .clamp(1, api::schema::MAX_METRICS_SHARDS);
+        for shard in 0..shards {
+            names.push((ManagedKind::StatefulSet, statefulset_name(name, shard)));
+        }
+    }
+    if logs {
+        names.push((ManagedKind::DaemonSet, logs_daemonset_name(name)));
+    }
+    if integrations {
+        names.push((
+            ManagedKind::Deployment,
+            integrations_workload_name(name, false),
+        ));
+        names.push((
+            ManagedKind::DaemonSet,
+            integrations_workload_name(name, true),
+        ));
+    }
+    names
+}
+
 /// The ownerReference every generated object carries: a controller reference (fix for Q22),
 /// so edits and deletions of any of them are repaired. kube-core's `controller_owner_ref` is
 /// the same reference except that it leaves `blockOwnerDeletion` unset (we set it, as

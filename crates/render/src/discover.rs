@@ -35,6 +35,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::assets::{AssetKey, Assets};
 use crate::dependencies::{Dependencies, SelectorDependency};
+use crate::desired::generated_names;
 use crate::input_ref::{InputRef, Kind};
 use crate::references::{self, Reference};
 use crate::rejection::{Reason, Rejection};
@@ -289,9 +290,9 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         metrics.and_then(|m| m.instance_selector.as_ref()),
         metrics.and_then(|m| m.instance_namespace_selector.as_ref()),
     );
-    let deny_fs = metrics
     // Denied unless the agent allows it explicitly (issue 38: a deliberate fix of upstream's
     // default, docs/compatibility.md).
+    let deny_fs = metrics
         .and_then(|m| m.arbitrary_fs_access_through_sms.as_ref())
         .and_then(|a| a.deny)
         .unwrap_or(true);
@@ -383,6 +384,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
     );
     let integrations = d.resolved_leaves(integrations);
 
+    d.rejections.extend(name_collisions(agent, inputs));
     d.rejections.sort();
     d.rejections.dedup();
     d.dependencies.members = std::mem::take(&mut d.members).into_iter().collect();
@@ -399,6 +401,46 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         dependencies: d.dependencies,
         to_load,
     }
+}
+
+/// Issue 38, item 6: what `agent` generates ([`generated_names`]) against what every other
+/// GrafanaAgent of its namespace in `inputs` generates. The later of two agents that share an
+/// object's kind and name (by `creationTimestamp`, then by name) is refused whole: one
+/// rejection per earlier agent, naming it and the first object both generate. The earlier
+/// keeps working (a refused agent still holds its names). Only agents one of whose names
+/// starts with the other's can collide: the others are not looked at.
+pub fn name_collisions<V: InputView + ?Sized>(agent: &GrafanaAgent, inputs: &V) -> Vec<Rejection> {
+    let me = InputRef::of(Kind::GrafanaAgent, agent);
+    let order = |a: &GrafanaAgent| {
+        (
+            a.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            a.metadata.name.clone().unwrap_or_default(),
+        )
+    };
+    let my_order = order(agent);
+    let mut mine: Option<Vec<_>> = None;
+    let mut rejections = Vec::new();
+    for other in inputs.objects::<GrafanaAgent>().in_namespace(&me.namespace) {
+        let name = other.metadata.name.as_deref().unwrap_or_default();
+        let related = name.starts_with(me.name.as_str()) || me.name.starts_with(name);
+        if name == me.name || !related || order(other) > my_order {
+            continue;
+        }
+        let mine = mine.get_or_insert_with(|| generated_names(agent));
+        let theirs: BTreeSet<_> = generated_names(other).into_iter().collect();
+        if let Some((kind, object)) = mine.iter().find(|n| theirs.contains(*n)) {
+            rejections.push(Rejection::new(
+                me.clone(),
+                Reason::NameCollision,
+                "metadata.name".to_owned(),
+                format!(
+                    "would generate {kind} {object}, which GrafanaAgent {}/{name} (created earlier) generates too: this agent is left out whole, nothing of it is written, until one of the two is renamed or no longer generates {kind} {object}",
+                    me.namespace
+                ),
+            ));
+        }
+    }
+    rejections
 }
 
 /// The referenced objects with a value not loaded, each with all its referenced keys (the

@@ -139,6 +139,7 @@ impl ReverseIndex {
         match object.kind {
             Kind::GrafanaAgent => {
                 agents.insert(object.clone());
+                agents.extend(self.sharing_names(object));
             }
             Kind::Namespace => {
                 if let Some(recorded) = self.by_namespace.get(&object.name) {
@@ -163,6 +164,25 @@ impl ReverseIndex {
             }
         }
         agents
+    }
+
+    /// The other agents of `agent`'s namespace whose generated names may be `agent`'s
+    /// ([`crate::discover::name_collisions`]): every generated name starts with its agent's
+    /// name, so those of which one name starts with the other. A change of `agent` (an edit,
+    /// its creation or deletion) may start or end their collision, so they are reconciled
+    /// again: the later of two colliding agents runs once the earlier is gone.
+    pub fn sharing_names(&self, agent: &InputRef) -> BTreeSet<InputRef> {
+        self.recorded
+            .keys()
+            .filter(|other| {
+                other.kind == Kind::GrafanaAgent
+                    && other.namespace == agent.namespace
+                    && other.name != agent.name
+                    && (other.name.starts_with(agent.name.as_str())
+                        || agent.name.starts_with(other.name.as_str()))
+            })
+            .cloned()
+            .collect()
     }
 
     /// The agents with a selector satisfying `test`.
@@ -453,5 +473,39 @@ spec: {selector: {}, endpoints: [{port: http}]}
         let (store, index) = reconciled();
         let new = InputRef::new(Kind::GrafanaAgent, "x", "new");
         assert_eq!(applied(&index, &store, &new, &BTreeMap::new()), ["new"]);
+    }
+
+    /// Issue 38, item 6: an agent's change (its deletion above all) maps to the agents of its
+    /// namespace whose generated names may collide with its own, so the later of two
+    /// colliding agents runs once the earlier is gone; the other agents are left alone.
+    #[test]
+    fn an_agent_change_maps_to_the_agents_of_its_namespace_whose_names_it_may_share() {
+        let mut index = ReverseIndex::new();
+        let store = InputStore::new();
+        let in_ns = |ns: &str, name: &str| InputRef::new(Kind::GrafanaAgent, ns, name);
+        for (ns, name) in [
+            ("a", "prod"),
+            ("a", "prod-logs"),
+            ("a", "x-shard-1"),
+            ("a", "staging"),
+            ("b", "prod-logs"),
+        ] {
+            index.record(&in_ns(ns, name), &Dependencies::default());
+        }
+        let prod = in_ns("a", "prod");
+        assert_eq!(
+            names(index.agents_for(Change::deleted(&prod), &store)),
+            ["prod", "prod-logs"]
+        );
+        let prod_logs = in_ns("a", "prod-logs");
+        assert_eq!(
+            names(index.agents_for(Change::applied(&prod_logs, &BTreeMap::new()), &store)),
+            ["prod", "prod-logs"]
+        );
+        let x = in_ns("a", "x");
+        assert_eq!(
+            names(index.agents_for(Change::applied(&x, &BTreeMap::new()), &store)),
+            ["x", "x-shard-1"]
+        );
     }
 }

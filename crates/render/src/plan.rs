@@ -433,6 +433,31 @@ pub fn plan_with_metrics(
     let h = &*rendered;
     let agent = h.agent_ref();
     let mut rejections = discovery.rejections.clone();
+    // Refused whole (issue 38, item 6): a name an earlier agent of the namespace generates
+    // too, or a name or `--labels` no object may carry. Nothing is planned, so nothing is
+    // written and nothing of the agent is pruned but the subsystems it no longer has.
+    let refusals: Vec<Rejection> = discovery
+        .rejections
+        .iter()
+        .filter(|r| r.object == agent && r.reason == Reason::NameCollision)
+        .cloned()
+        .chain(workloads::check_agent_names(h, opts))
+        .collect();
+    if !refusals.is_empty() {
+        rejections.extend(refusals.iter().cloned());
+        rejections.sort();
+        rejections.dedup();
+        let status =
+            crate::status::refused(crate::status::desired(selected, &rejections, 0), &refusals);
+        return Plan {
+            agent,
+            objects: Vec::new(),
+            configs: Vec::new(),
+            rejections,
+            warnings: Vec::new(),
+            status,
+        };
+    }
     rejections.extend(collisions);
     let mut p = Planner {
         h,

@@ -20,8 +20,6 @@ pub enum Reason {
     KeyNotFound,
     /// A referenced value is not UTF-8 text where text is needed.
     ValueNotText,
-    /// Two referenced keys would share one file name in the agent's pod (Q16).
-    AssetCollision,
     /// A Secret or ConfigMap key selector with an empty name or key.
     IncompleteReference,
     /// A regular expression RE2 (Prometheus, Loki) refuses.
@@ -48,6 +46,9 @@ pub enum Reason {
     /// A name Kubernetes refuses (too long, or characters it does not allow), given or
     /// generated from the GrafanaAgent's name.
     InvalidName,
+    /// An object the GrafanaAgent would generate has the kind and name of one an agent of
+    /// its namespace created earlier generates too: the agent is left out whole.
+    NameCollision,
     /// A config Secret above the 1 MiB Secret limit, even compressed.
     ConfigTooLarge,
     /// The assets Secret above the 1 MiB Secret limit.
@@ -75,7 +76,6 @@ impl Reason {
             Reason::ConfigMapNotFound => "ConfigMapNotFound",
             Reason::KeyNotFound => "KeyNotFound",
             Reason::ValueNotText => "ValueNotText",
-            Reason::AssetCollision => "AssetCollision",
             Reason::IncompleteReference => "IncompleteReference",
             Reason::InvalidRegex => "InvalidRegex",
             Reason::InvalidLabelName => "InvalidLabelName",
@@ -87,6 +87,7 @@ impl Reason {
             Reason::FileAccessDenied => "FileAccessDenied",
             Reason::InvalidVolume => "InvalidVolume",
             Reason::InvalidName => "InvalidName",
+            Reason::NameCollision => "NameCollision",
             Reason::ConfigTooLarge => "ConfigTooLarge",
             Reason::AssetsTooLarge => "AssetsTooLarge",
             Reason::NothingRendered => "NothingRendered",
@@ -105,7 +106,6 @@ impl Reason {
             },
             AssetError::KeyMissing(_) => Reason::KeyNotFound,
             AssetError::NotText(_) => Reason::ValueNotText,
-            AssetError::Collision { .. } => Reason::AssetCollision,
             AssetError::Incomplete => Reason::IncompleteReference,
             // Only a plan made before the controller loaded the value meets this.
             AssetError::NotLoaded(_) => Reason::InvalidValue,

@@ -432,6 +432,49 @@ fn instance_key(instance: &InputRef) -> String {
 }
 
 /// A rejection without its object: `field: message`.
+/// `status` of an agent refused whole for `refusals` (its own rejections, issue 38 item 6):
+/// nothing of it is applied, so its `Reconciled` condition, and that of its entry in every
+/// object it selects, is False with the refusals' reason and messages; the counts and
+/// rejected objects stay what was selected.
+pub fn refused(mut status: DesiredStatus, refusals: &[Rejection]) -> DesiredStatus {
+    let Some(first) = refusals.first() else {
+        return status;
+    };
+    let messages: Vec<String> = refusals.iter().map(field_message).collect();
+    let messages = messages.join("; ");
+    let set = |conditions: &mut Vec<Condition>, message: &str| {
+        for c in conditions
+            .iter_mut()
+            .filter(|c| c.type_ == condition::RECONCILED)
+        {
+            c.status = "False".to_owned();
+            c.reason = first.reason.as_str().to_owned();
+            c.message = bounded(message.to_owned());
+        }
+    };
+    set(
+        &mut status.agent.conditions,
+        &format!("the agent is left out whole, nothing of it is applied: {messages}"),
+    );
+    let entry = format!(
+        "not rendered: GrafanaAgent {} is left out whole: {messages}",
+        first.object.key()
+    );
+    for e in &mut status.metrics_instances {
+        set(&mut e.entry.conditions, &entry);
+    }
+    for e in &mut status.logs_instances {
+        set(&mut e.entry.conditions, &entry);
+    }
+    for e in &mut status.pod_logs {
+        set(&mut e.entry.conditions, &entry);
+    }
+    for e in &mut status.integrations {
+        set(&mut e.entry.conditions, &entry);
+    }
+    status
+}
+
 fn field_message(r: &Rejection) -> String {
     match &r.field {
         Some(field) => format!("{field}: {}", r.message),

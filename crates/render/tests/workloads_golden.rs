@@ -12,10 +12,16 @@ fn main() {
     support::run_tests(
         "workloads",
         Golden::Everything,
-        &[(
-            "workloads_cases_round_trip_and_are_controlled",
-            workloads_cases_round_trip_and_are_controlled,
-        )],
+        &[
+            (
+                "workloads_cases_round_trip_and_are_controlled",
+                workloads_cases_round_trip_and_are_controlled,
+            ),
+            (
+                "every_planned_name_is_one_its_agent_generates",
+                every_planned_name_is_one_its_agent_generates,
+            ),
+        ],
     );
 }
 
@@ -53,6 +59,41 @@ fn workloads_cases_round_trip_and_are_controlled() {
                 refs.iter().any(|r| r.controller == Some(true)),
                 "{what}: no controller reference"
             );
+        }
+    }
+}
+
+/// Issue 38, item 6: name collisions between agents are found from
+/// `render::desired::generated_names`, so every object any golden case plans must be listed
+/// there for its agent.
+fn every_planned_name_is_one_its_agent_generates() {
+    for area in ["workloads", "metrics", "logs", "integrations", "sharding"] {
+        for case in support::cases(area) {
+            let out = support::render_case(&case);
+            let text = std::fs::read_to_string(case.join("input.yaml")).expect("input.yaml");
+            let mut loader = render::manifest::Loader::new();
+            loader.add_source("input.yaml", &text);
+            let store = loader.finish().store;
+            for plan in &out.plans {
+                let agent = store
+                    .agents()
+                    .find(|a| {
+                        a.metadata.namespace.as_deref() == Some(plan.agent.namespace.as_str())
+                            && a.metadata.name.as_deref() == Some(plan.agent.name.as_str())
+                    })
+                    .expect("the plan's agent");
+                let names = render::desired::generated_names(agent);
+                for object in &plan.objects {
+                    assert!(
+                        names.contains(&(object.kind(), object.name().to_owned())),
+                        "{}: {} {} {} is not in {names:?}",
+                        case.display(),
+                        plan.agent,
+                        object.kind(),
+                        object.name()
+                    );
+                }
+            }
         }
     }
 }

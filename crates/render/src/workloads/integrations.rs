@@ -357,7 +357,7 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
                 continue;
             }
             items.push(KeyToPath {
-                key: key.sanitized(),
+                key: h.assets.file_name(&key),
                 path: format!("{dir}/{ns}/{}/{}", key.name, key.key),
                 mode: None,
             });

@@ -89,8 +89,14 @@ pub fn check_scale(h: &Hierarchy) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// Problems that prevent every workload of the agent: its name is used as a label value,
-/// and `--labels` go on every pod.
+/// Problems that prevent every object of the agent (the plan refuses the agent whole, so
+/// `render` and the operator agree: before, the Secrets were still planned and the API server
+/// refused them): its name is the value of a label on every object, and `--labels` go on
+/// every config Secret and pod.
+pub fn check_agent_names(h: &Hierarchy, opts: &PlanOptions) -> Vec<Rejection> {
+    check_agent(&AgentContext::new(h, opts))
+}
+
 fn check_agent(cx: &AgentContext<'_>) -> Vec<Rejection> {
     let mut rejections = Vec::new();
     let name = cx.h.agent_name();
@@ -98,7 +104,7 @@ fn check_agent(cx: &AgentContext<'_>) -> Vec<Rejection> {
         rejections.push(cx.reject(Reason::InvalidName,
             "metadata.name".to_owned(),
             format!(
-                "the name is used as the value of the pods' labels, and {e}; use a name of at most 63 characters"
+                "the name is the value of a label on every object the operator writes for the agent, and {e}; use a name of at most 63 characters"
             ),
         ));
     }
