@@ -723,7 +723,9 @@ fn unescape_strings(value: &mut Value) -> usize {
 }
 
 fn dollar_escaping(ours: &mut Objects, _upstream: &mut Objects) -> usize {
-    configs(ours).map(|(_, config)| unescape_strings(config)).sum()
+    configs(ours)
+        .map(|(_, config)| unescape_strings(config))
+        .sum()
 }
 
 /// Whether a scrape job reads a file of the agent pod other than the assets Secret's, which is
