@@ -830,3 +830,66 @@ async fn colliding_agents() {
         scenario_colliding_agents(backend).await;
     }
 }
+
+/// Issue 38, item 9a: a restart does not announce again what the previous process announced
+/// (every start sent 2 Events per rejected object: 4,000 for 2,000 bad monitors). After the
+/// restart, a second monitor is rejected: its Events show the new process has published
+/// what it had to, and the first monitor still has one Event, on it and on the agent.
+async fn scenario_restarts_do_not_repeat_events(backend: Backend) {
+    let mut s = Scenario::start(backend, "event-restarts").await;
+    let ns = s.ns.clone();
+    let broken = |name: &str| {
+        format!(
+            "apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {{name: {name}, namespace: {ns}, labels: {{instance: primary}}}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  endpoints:
+  - {{port: web, metricRelabelings: [{{sourceLabels: [__name__], regex: '(unclosed', action: drop}}]}}
+"
+        )
+    };
+    s.cluster.apply(&broken("broken"));
+    let on_monitor = s.wait_event("ServiceMonitor", "broken", "InvalidConfiguration", "regex");
+    let about_it = |s: &Scenario| {
+        s.event_notes("GrafanaAgent", "agent", "InvalidConfiguration")
+            .into_iter()
+            .filter(|n| n.contains(&format!("ServiceMonitor {}/broken", s.ns)))
+            .filter(|n| !n.contains("broken-later"))
+            .collect::<Vec<_>>()
+    };
+    let on_agent = about_it(&s);
+    assert_eq!(
+        (on_monitor.len(), on_agent.len()),
+        (1, 1),
+        "{on_monitor:?} {on_agent:?}"
+    );
+
+    s.restart_operator();
+    s.settle_after_start();
+    s.cluster.apply(&broken("broken-later"));
+    s.wait_event(
+        "ServiceMonitor",
+        "broken-later",
+        "InvalidConfiguration",
+        "regex",
+    );
+    assert_eq!(
+        s.event_notes("ServiceMonitor", "broken", "InvalidConfiguration"),
+        on_monitor,
+        "the restarted operator sent the rejection's Event again"
+    );
+    assert_eq!(
+        about_it(&s),
+        on_agent,
+        "the agent's Event about it was sent again"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn restarts_do_not_repeat_events() {
+    for backend in testenv::backends() {
+        scenario_restarts_do_not_repeat_events(backend).await;
+    }
+}
