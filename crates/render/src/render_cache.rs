@@ -301,14 +301,7 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
         )))];
         slots.push(monitors);
     }
-    let frame = Strings::of(&h.agent).to_yaml(
-        ConfigOf::Sharded,
-        &AgentConfig {
-            server: ServerConfig::of(&h.agent),
-            metrics: Some(section),
-            ..Default::default()
-        },
-    )?;
+    let frame = frame_text(h, section)?;
 
     let monitors: usize = slots.iter().map(Vec::len).sum();
     let mut gzip = bound.map(|_| GrowingGzip::new()).transpose()?;
@@ -562,14 +555,7 @@ impl MetricsConfigCache {
         self.parts.retain(|_, part| part.seen == renders);
         stats.evicted = before - self.parts.len();
 
-        let frame = Strings::of(&h.agent).to_yaml(
-            ConfigOf::Sharded,
-            &AgentConfig {
-                server: ServerConfig::of(&h.agent),
-                metrics: Some(section),
-                ..Default::default()
-            },
-        )?;
+        let frame = frame_text(h, section)?;
         for part in slots.iter().flatten() {
             if let Err(r) = part.as_ref() {
                 rejections.push(r.clone());
@@ -754,6 +740,19 @@ fn namespace_hashes(assets: &Assets) -> HashMap<&str, u64> {
         .into_iter()
         .map(|(ns, h)| (ns, h.finish()))
         .collect()
+}
+
+/// The agent.yml of `h` with `section` as its metrics, written as the agent's configs are: the
+/// frame the monitors' parts go into.
+fn frame_text(h: &Hierarchy, section: metrics::MetricsSection) -> Result<String, YamlError> {
+    Strings::of(&h.agent).to_yaml(
+        ConfigOf::Sharded,
+        &AgentConfig {
+            server: ServerConfig::of(&h.agent),
+            metrics: Some(section),
+            ..Default::default()
+        },
+    )
 }
 
 /// The slot number when `line` is a slot marker line.

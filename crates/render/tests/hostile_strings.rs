@@ -9,7 +9,10 @@
 //! Secret, the agent's external labels, a PodLogs and its pipeline stages. For each config:
 //! the reloader writes it, the agent loads it and keeps running, its `/-/config` holds every
 //! value as the objects wrote it and nothing of the environment, and the Probe's scrape
-//! carries the password as the Secret holds it.
+//! carries the password as the Secret holds it. The same for Alloy (the tested release, from
+//! `scripts/build-alloy`, or `ALLOY_BIN`) running the reloader's output with the pods'
+//! `--config.format=static` and extra args: its components' arguments hold the values as
+//! written.
 
 mod support;
 
@@ -61,7 +64,10 @@ impl Drop for Running {
 /// The configs of the case, by config Secret name, with the Probe aimed at `prober_port`.
 fn configs(prober_port: u16) -> Vec<(String, String)> {
     let input = std::fs::read_to_string(case_dir().join("input.yaml")).expect("input.yaml");
-    assert!(input.contains(CASE_PROBER_PORT), "the case names its prober port");
+    assert!(
+        input.contains(CASE_PROBER_PORT),
+        "the case names its prober port"
+    );
     let input = input.replace(CASE_PROBER_PORT, &prober_port.to_string());
     let mut loader = Loader::new();
     loader.add_source("input.yaml", &input);
@@ -104,7 +110,9 @@ fn reloader_output(reloader: &Path, text: &str, root: &Path, agent_port: u16) ->
         .arg(format!("--config-envsubst-file={}", output.display()))
         .arg("--watch-interval=1m")
         .arg("--statefulset-ordinal-from-envvar=POD_NAME")
-        .arg(format!("--reload-url=http://127.0.0.1:{agent_port}/-/reload"))
+        .arg(format!(
+            "--reload-url=http://127.0.0.1:{agent_port}/-/reload"
+        ))
         .arg(format!("--listen-address=127.0.0.1:{}", free_port()))
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).expect("log"))
@@ -154,22 +162,40 @@ fn agent_loaded_config(agent: &Path, file: &Path, root: &Path, port: u16) -> (Ru
         .current_dir(root)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).expect("log"))
-        .stderr(std::fs::File::create(root.join("agent.err")).expect("log"));
+        .stderr(std::fs::File::create(root.join("err.log")).expect("log"));
     pod_env(&mut command, "agent-0");
-    let mut running = Running(command.spawn().expect("run grafana-agent"));
+    serving(command, root, "the agent", || {
+        let body = get(port, "/-/config")?;
+        Some(serde_saphyr::from_str(&body).expect("the agent's config"))
+    })
+}
+
+/// Runs `command` (whose standard error goes to `<root>/err.log`) until `answer` gives
+/// something; that and the running process. Fails when it exits first or answers nothing in
+/// [`PATIENCE`].
+fn serving<T>(
+    mut command: Command,
+    root: &Path,
+    what: &str,
+    mut answer: impl FnMut() -> Option<T>,
+) -> (Running, T) {
+    let mut running = Running(
+        command
+            .spawn()
+            .unwrap_or_else(|e| panic!("run {what}: {e}")),
+    );
     let start = Instant::now();
     loop {
         if let Ok(Some(status)) = running.0.try_wait() {
             panic!(
-                "the agent exited ({status}):\n{}",
-                std::fs::read_to_string(root.join("agent.err")).unwrap_or_default()
+                "{what} exited ({status}):\n{}",
+                std::fs::read_to_string(root.join("err.log")).unwrap_or_default()
             );
         }
-        if let Some(body) = get(port, "/-/config") {
-            let config: Value = serde_saphyr::from_str(&body).expect("the agent's config");
-            return (running, config);
+        if let Some(answer) = answer() {
+            return (running, answer);
         }
-        assert!(start.elapsed() < PATIENCE, "the agent served no config");
+        assert!(start.elapsed() < PATIENCE, "{what} answered nothing");
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -228,32 +254,52 @@ fn rebased(text: &str, root: &Path) -> String {
     text.replace("/var/lib/grafana-agent/", &format!("{}/", root.display()))
 }
 
-#[test]
-fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
-    let reloader = support::configs::built_binary(
-        "CONFIG_RELOADER_BIN",
-        "build-config-reloader",
-        "prometheus-config-reloader",
-    );
-    let agent =
-        support::configs::built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
-    let prober = TcpListener::bind("127.0.0.1:0").expect("prober listener");
-    let prober_port = prober.local_addr().expect("address").port();
-    let credentials = scraped_credentials(prober);
-    let scratch = support::configs::scratch_dir("hostile-strings", "pods");
-
-    let mut seen = BTreeSet::new();
-    let mut agents = Vec::new();
-    for (secret, text) in configs(prober_port) {
-        let root = scratch.join(&secret);
-        std::fs::create_dir_all(&root).expect("pod root");
-        let port = free_port();
-        let file = reloader_output(&reloader, &rebased(&text, &root), &root, port);
-        let (running, config) = agent_loaded_config(&agent, &file, &root, port);
-        strings(&config, &mut seen);
-        agents.push(running);
+/// Every string of the arguments of every component Alloy on `port` runs (its web API).
+fn alloy_arguments(port: u16) -> Option<BTreeSet<String>> {
+    let list: Value = serde_json::from_str(&get(port, "/api/v0/web/components")?).ok()?;
+    let mut out = BTreeSet::new();
+    for component in list.as_array()? {
+        let id = component["localID"].as_str()?;
+        let detail: Value =
+            serde_json::from_str(&get(port, &format!("/api/v0/web/components/{id}"))?).ok()?;
+        strings(&detail["arguments"], &mut out);
     }
+    Some(out)
+}
 
+/// Runs Alloy as the pods of runtime alloy do on `file`; the strings of its components'
+/// arguments once it serves them. Fails when it exits first.
+fn alloy_loaded_arguments(
+    alloy: &Path,
+    file: &Path,
+    root: &Path,
+    port: u16,
+) -> (Running, BTreeSet<String>) {
+    let mut command = Command::new(alloy);
+    command
+        .arg("run")
+        .arg(file)
+        .arg("--config.format=static")
+        .arg(format!(
+            "--config.extra-args={}",
+            render::workloads::pod_template::ALLOY_EXTRA_ARGS
+        ))
+        .arg(format!("--server.http.listen-addr=127.0.0.1:{port}"))
+        .arg(format!("--storage.path={}", root.join("alloy").display()))
+        .arg("--disable-reporting")
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(root.join("alloy.log")).expect("log"))
+        .stderr(std::fs::File::create(root.join("err.log")).expect("log"));
+    pod_env(&mut command, "agent-0");
+    serving(command, root, "alloy", || {
+        get(port, "/-/ready")?;
+        alloy_arguments(port)
+    })
+}
+
+/// What no runtime may show, and what every one must: the hostile values as written.
+fn check_loaded(seen: &BTreeSet<String>, runtime: &str) {
     // The agent's own node filter for pod discovery (promtail's, from `HOSTNAME`) is the one
     // place the node name may show.
     let own_node_filter = format!("spec.nodeName={NODE}");
@@ -261,7 +307,10 @@ fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
         .iter()
         .filter(|s| s.contains(SECRET_ENV.1) || (s.contains(NODE) && **s != own_node_filter))
         .collect();
-    assert!(leaked.is_empty(), "the environment reached the config: {leaked:?}");
+    assert!(
+        leaked.is_empty(),
+        "{runtime}: the environment reached the config: {leaked:?}"
+    );
     for written in [
         // ServiceMonitor relabelings.
         "$(NOPE)",
@@ -278,15 +327,68 @@ fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
     ] {
         assert!(
             seen.contains(written),
-            "{written:?} is not in the loaded configs"
+            "{runtime}: {written:?} is not in the loaded configs"
         );
     }
     // The documented shard variables are still the reloader's.
-    assert!(!seen.contains("$(SHARD)"), "$(SHARD) left unexpanded");
+    assert!(
+        !seen.contains("$(SHARD)"),
+        "{runtime}: $(SHARD) left unexpanded"
+    );
+}
 
+/// Runs the case's configs through the real config-reloader, then `load` (a runtime given
+/// the file, the pod root and a port, answering the strings it loaded), and checks what it
+/// loaded and what the Probe's scrape sends.
+fn through_the_reloader_and(
+    runtime: &str,
+    load: impl Fn(&Path, &Path, u16) -> (Running, BTreeSet<String>),
+) {
+    let reloader = support::configs::built_binary(
+        "CONFIG_RELOADER_BIN",
+        "build-config-reloader",
+        "prometheus-config-reloader",
+    );
+    let prober = TcpListener::bind("127.0.0.1:0").expect("prober listener");
+    let prober_port = prober.local_addr().expect("address").port();
+    let credentials = scraped_credentials(prober);
+    let scratch = support::configs::scratch_dir("hostile-strings", runtime);
+
+    let mut seen = BTreeSet::new();
+    let mut running = Vec::new();
+    for (secret, text) in configs(prober_port) {
+        let root = scratch.join(&secret);
+        std::fs::create_dir_all(&root).expect("pod root");
+        let port = free_port();
+        let file = reloader_output(&reloader, &rebased(&text, &root), &root, port);
+        let (process, loaded) = load(&file, &root, port);
+        seen.extend(loaded);
+        running.push(process);
+    }
+    check_loaded(&seen, runtime);
     let scraped = credentials
         .recv_timeout(PATIENCE)
         .expect("the Probe was scraped with basic auth");
     assert_eq!(scraped, "u$(NOPE):pa$$w0rd$USER${AGENT_SECRET}a${b");
-    drop(agents);
+    drop(running);
+}
+
+#[test]
+fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
+    let agent =
+        support::configs::built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
+    through_the_reloader_and("grafana-agent", |file, root, port| {
+        let (running, config) = agent_loaded_config(&agent, file, root, port);
+        let mut seen = BTreeSet::new();
+        strings(&config, &mut seen);
+        (running, seen)
+    });
+}
+
+#[test]
+fn strings_from_objects_and_secrets_reach_the_real_alloy_as_written() {
+    let alloy = support::configs::built_binary("ALLOY_BIN", "build-alloy", "alloy");
+    through_the_reloader_and("alloy", |file, root, port| {
+        alloy_loaded_arguments(&alloy, file, root, port)
+    });
 }
