@@ -1429,3 +1429,100 @@ fn upstream_operator_ships_what_ours_ships() {
         "deviations the hierarchy no longer shows (drop them or extend it): {unused:?}"
     );
 }
+
+/// The MetricsInstance's remote-write URL in examples/20-metrics.yaml: a placeholder (no Mimir
+/// here, and the node has no DNS). [`the_bundled_example_runs_on_a_real_node`] points it at the
+/// Prometheus beside the node instead, and changes nothing else in the example.
+const EXAMPLE_REMOTE_WRITE: &str = "https://mimir.example.com/api/v1/push";
+
+/// The bundled example as a user applies it to the test cluster: the operator from `deploy/`,
+/// then `kubectl apply --server-side -f examples/` (with only the remote-write URL changed, to
+/// the Prometheus beside the node). The GrafanaAgent becomes `Available=True`, its WAL claims
+/// (the example's `storage.volumeClaimTemplate`, no class: the cluster's default StorageClass)
+/// are Bound, the integrations DaemonSet runs node_exporter on the node's /proc, /sys and / and
+/// does not restart, and samples of both the metrics StatefulSets (the Probe's, with the
+/// example's external label) and the node_exporter integration reach Prometheus.
+#[test]
+fn the_bundled_example_runs_on_a_real_node() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let env = Env::start("examples");
+    install_kustomize(&env);
+    let examples = env.dir.join("examples");
+    std::fs::create_dir_all(&examples).expect("examples copy");
+    for entry in std::fs::read_dir(root().join("examples")).expect("examples/") {
+        let path = entry.expect("entry").path();
+        let mut text = std::fs::read_to_string(&path).expect("example");
+        if text.contains(EXAMPLE_REMOTE_WRITE) {
+            text = text.replace(
+                EXAMPLE_REMOTE_WRITE,
+                &format!("http://{}:9090/api/v1/write", Cluster::NODE_IP),
+            );
+        }
+        std::fs::write(examples.join(path.file_name().expect("name")), text).expect("write");
+    }
+    let applied = Instant::now();
+    env.kubectl(&[
+        "apply",
+        "--server-side",
+        "-f",
+        examples.to_str().expect("path"),
+    ]);
+    let available = eventually(
+        "the example's GrafanaAgent Available=True",
+        Duration::from_secs(300),
+        || env.condition("grafanaagent", "monitoring", "agent", "Available") == "True",
+    );
+    timing(
+        "examples/ applied -> GrafanaAgent Available=True",
+        available,
+    );
+
+    // The WAL claims of 2 shards x 2 replicas, bound by the cluster's default StorageClass.
+    let claims = env.json(&["get", "pvc", "-n", "monitoring"]);
+    let claims = claims["items"].as_array().expect("items");
+    assert_eq!(claims.len(), 4, "{claims:#?}");
+    for claim in claims {
+        assert_eq!(claim["status"]["phase"], "Bound", "{claim:#?}");
+        assert_eq!(claim["spec"]["storageClassName"], "standard", "{claim:#?}");
+    }
+
+    let first = |promql: &str| {
+        let mut found = Vec::new();
+        eventually(promql, Duration::from_secs(180), || {
+            found = env.query(promql);
+            !found.is_empty()
+        });
+        timing(
+            &format!("examples/ applied -> {promql} in Prometheus"),
+            applied.elapsed(),
+        );
+        found
+    };
+    // The StatefulSets' agents: the Probe's target has no name the node resolves (up 0), and
+    // the sample carries the GrafanaAgent's external label.
+    first(r#"up{job="probe/monitoring/storefront", region="eu-west-1"}"#);
+    // The integrations DaemonSet's agent: node_exporter reading the node's filesystems.
+    let uname = first(r#"node_uname_info{job="integrations/node_exporter"}"#);
+    assert_eq!(uname.len(), 1, "one node: {uname:?}");
+    first(r#"node_filesystem_size_bytes{job="integrations/node_exporter", mountpoint="/"}"#);
+
+    // It never crash-looped on the way: Running, Ready, no restart.
+    let pods = env.json(&["get", "pods", "-n", "monitoring"]);
+    let integrations: Vec<&Value> = pods["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|pod| pod["metadata"]["ownerReferences"][0]["name"] == "agent-integrations-ds")
+        .collect();
+    assert_eq!(integrations.len(), 1, "{pods:#?}");
+    for pod in integrations {
+        assert_eq!(pod["status"]["phase"], "Running", "{pod:#?}");
+        for container in pod["status"]["containerStatuses"]
+            .as_array()
+            .expect("container statuses")
+        {
+            assert_eq!(container["ready"], true, "{container:#?}");
+            assert_eq!(container["restartCount"], 0, "{container:#?}");
+        }
+    }
+}
