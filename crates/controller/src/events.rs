@@ -182,12 +182,7 @@ impl Publisher {
         regarding: &ObjectReference,
     ) -> Result<(), kube::Error> {
         let key = SeriesKey {
-            regarding: (
-                regarding.kind.clone(),
-                regarding.namespace.clone(),
-                regarding.name.clone(),
-                regarding.uid.clone(),
-            ),
+            regarding: regarding_key(regarding),
             type_: type_name(event.type_),
             reason: event.reason.clone(),
             action: event.action.clone(),
@@ -280,6 +275,23 @@ impl Publisher {
     }
 }
 
+/// The object of a series: kind, namespace, name and UID.
+fn regarding_key(
+    regarding: &ObjectReference,
+) -> (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+) {
+    (
+        regarding.kind.clone(),
+        regarding.namespace.clone(),
+        regarding.name.clone(),
+        regarding.uid.clone(),
+    )
+}
+
 /// What makes `event` (listed from the cluster) one series, and when it was last observed.
 fn existing_key(event: &EventObject) -> Option<(SeriesKey, Timestamp)> {
     let regarding = event.regarding.as_ref()?;
@@ -294,12 +306,7 @@ fn existing_key(event: &EventObject) -> Option<(SeriesKey, Timestamp)> {
         .map(|s| s.last_observed_time.0)
         .or(event.event_time.as_ref().map(|t| t.0))?;
     let key = SeriesKey {
-        regarding: (
-            regarding.kind.clone(),
-            regarding.namespace.clone(),
-            regarding.name.clone(),
-            regarding.uid.clone(),
-        ),
+        regarding: regarding_key(regarding),
         type_: type_name(type_),
         reason: event.reason.clone()?,
         action: event.action.clone()?,
