@@ -66,6 +66,10 @@ enum Command {
         /// operator's --runtime).
         #[arg(long, value_enum, default_value = "agent")]
         runtime: RuntimeArg,
+        /// Refuse inputs over this many megabytes in total (render holds about 22 times its
+        /// input in memory).
+        #[arg(long, default_value_t = inputs::DEFAULT_MAX_INPUT_MB)]
+        max_input_mb: u64,
     },
     /// Explain why a monitor, PodLogs, instance or Integration is (not) in each GrafanaAgent's
     /// config: for every agent and instance on the way, whether it is selected and, if not, the
@@ -91,6 +95,14 @@ enum Command {
         /// operator's --runtime).
         #[arg(long, value_enum, default_value = "agent")]
         runtime: RuntimeArg,
+        /// Print every agent (and instance) on a line of its own; without it, those that leave
+        /// the object out for the same reason share one line, with a count and a few names.
+        /// `-o json` always has every one.
+        #[arg(long)]
+        all: bool,
+        /// With -f: refuse inputs over this many megabytes in total (as `render`).
+        #[arg(long, default_value_t = inputs::DEFAULT_MAX_INPUT_MB)]
+        max_input_mb: u64,
     },
     /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
     ///
@@ -196,6 +208,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             files,
             output,
             runtime,
+            all,
+            max_input_mb,
         } => {
             let target = parse_object(&object)?;
             // The errors the target was refused with when read from the files.
@@ -204,7 +218,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 read_cluster()?
             } else {
                 let mut loader = Loader::new();
-                for (source, text) in inputs::read_all(&files)? {
+                for (source, text) in inputs::read_all(&files, max_input_mb)? {
                     loader.add_source(&source, &text);
                 }
                 let loaded = loader.finish();
@@ -229,7 +243,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 other => other?,
             };
             match output {
-                OutputFormat::Text => print(&explanation.to_string())?,
+                OutputFormat::Text if all => print(&explanation.to_string())?,
+                OutputFormat::Text => print(&explanation.summary().to_string())?,
                 OutputFormat::Json => {
                     let mut text = serde_json::to_string_pretty(&explanation)?;
                     text.push('\n');
@@ -246,10 +261,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             labels,
             operator_version,
             runtime,
+            max_input_mb,
         } => {
             let only = agent.as_deref().map(parse_agent).transpose()?;
             let mut loader = Loader::new();
-            for (source, text) in inputs::read_all(&files)? {
+            for (source, text) in inputs::read_all(&files, max_input_mb)? {
                 loader.add_source(&source, &text);
             }
             let loaded = loader.finish();

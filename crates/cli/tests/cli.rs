@@ -485,3 +485,46 @@ fn render_runtime_alloy_runs_alloy_and_says_what_differs() {
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("--runtime"), "{}", stderr(&bad));
 }
+
+/// Issue 38, item 9e: `render` holds about 22 times its input in memory (a 137 MB List took
+/// 3 GB) and had no cap: inputs over `--max-input-mb` (default 64) are refused before they
+/// are read, naming the file and the sizes; the flag raises the limit.
+#[test]
+fn inputs_over_the_size_limit_are_refused_naming_the_file() {
+    let dir = std::env::temp_dir().join(format!("render-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let big = dir.join("big.yaml");
+    let mut text =
+        std::fs::read_to_string(root().join("examples/10-grafana-agent.yaml")).expect("example");
+    let padding = format!("# {}\n", "x".repeat(1021));
+    text.push_str(&padding.repeat(2 * 1024 + 100));
+    std::fs::write(&big, &text).expect("write");
+    let path = big.to_str().expect("utf-8 path");
+    let refused = agent_operator(&["render", "-f", path, "--max-input-mb", "1"]);
+    let explained = agent_operator(&[
+        "explain",
+        "metricsinstance/monitoring/primary",
+        "-f",
+        path,
+        "--max-input-mb",
+        "2",
+    ]);
+    let raised = agent_operator(&["render", "-f", path, "--max-input-mb", "3"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!refused.status.success());
+    let message = stderr(&refused);
+    assert!(
+        message.contains(&format!("{path}: 3 MB"))
+            && message.contains("over the limit of 1 MB")
+            && message.contains("--max-input-mb"),
+        "{message}"
+    );
+    assert!(!explained.status.success());
+    assert!(
+        stderr(&explained).contains("over the limit of 2 MB"),
+        "{}",
+        stderr(&explained)
+    );
+    assert!(raised.status.success(), "{}", stderr(&raised));
+    assert!(stdout(&raised).contains("kind: Secret"), "{}", stdout(&raised));
+}

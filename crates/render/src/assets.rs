@@ -11,6 +11,10 @@ use crate::store::{InputView, KeyLookup};
 pub enum AssetError {
     #[error("{0}: the object does not exist")]
     ObjectMissing(AssetKey),
+    /// In the input but refused when read (a manifest document with an error, reported
+    /// with it): not the same as missing.
+    #[error("{0}: the object was refused when read from the input (see its error)")]
+    ObjectRefused(AssetKey),
     #[error("{0}: no such key in the object")]
     KeyMissing(AssetKey),
     #[error("{0}: the value is not UTF-8 text")]
@@ -70,6 +74,9 @@ impl Assets {
             return outcome;
         }
         let resolution = match inputs.data_object(key.source, &key.namespace, &key.name) {
+            None if inputs.data_refused(key.source, &key.namespace, &key.name) => {
+                Resolution::Failed(AssetError::ObjectRefused(key.clone()))
+            }
             None => Resolution::Failed(AssetError::ObjectMissing(key.clone())),
             Some(object) => match object.lookup(&key.key) {
                 KeyLookup::NoSuchKey => Resolution::Failed(AssetError::KeyMissing(key.clone())),
@@ -87,8 +94,9 @@ impl Assets {
         let result = match &resolution {
             // A missing object is reported where the reference is used ([`Assets::value`],
             // [`Assets::path`]), against the referencing object's field; an optional one is
-            // no error at all.
-            Resolution::Failed(AssetError::ObjectMissing(_))
+            // no error at all. A refused one is as missing (the API server would not have it),
+            // only named as refused.
+            Resolution::Failed(AssetError::ObjectMissing(_) | AssetError::ObjectRefused(_))
             | Resolution::Value(_)
             | Resolution::NotLoaded => Ok(()),
             Resolution::Failed(e) => Err(e.clone()),
@@ -116,9 +124,11 @@ impl Assets {
     pub fn is_missing(&self, key: &AssetKey) -> bool {
         match self.resolved.get(key) {
             None => key.is_complete(),
-            Some(Resolution::Failed(AssetError::ObjectMissing(_) | AssetError::KeyMissing(_))) => {
-                true
-            }
+            Some(Resolution::Failed(
+                AssetError::ObjectMissing(_)
+                | AssetError::ObjectRefused(_)
+                | AssetError::KeyMissing(_),
+            )) => true,
             Some(_) => false,
         }
     }
@@ -130,7 +140,9 @@ impl Assets {
     pub fn path(&self, key: &AssetKey) -> Result<String, AssetError> {
         match self.resolved.get(key) {
             Some(Resolution::Failed(
-                e @ (AssetError::ObjectMissing(_) | AssetError::KeyMissing(_)),
+                e @ (AssetError::ObjectMissing(_)
+                | AssetError::ObjectRefused(_)
+                | AssetError::KeyMissing(_)),
             )) => Err(e.clone()),
             _ if !key.is_complete() => Err(AssetError::Incomplete),
             _ => Ok(format!("{ASSETS_MOUNT_PATH}/{}", self.file_name(key))),

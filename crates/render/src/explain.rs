@@ -634,40 +634,163 @@ impl std::fmt::Display for Explanation {
             );
         }
         for step in &self.steps {
-            let a = &step.agent;
-            write!(f, "  GrafanaAgent {}/{}", a.namespace, a.name)?;
-            if let Some(i) = &step.instance {
-                write!(f, " > {} {}/{}", i.kind, i.namespace, i.name)?;
+            write_step(f, step)?;
+        }
+        Ok(())
+    }
+}
+
+/// `GrafanaAgent NS/NAME`, with ` > KIND NS/NAME` for the instance of a monitor or PodLogs.
+fn pair(step: &Step) -> String {
+    let a = &step.agent;
+    let mut text = format!("GrafanaAgent {}/{}", a.namespace, a.name);
+    if let Some(i) = &step.instance {
+        text.push_str(&format!(" > {} {}/{}", i.kind, i.namespace, i.name));
+    }
+    text
+}
+
+fn write_step(f: &mut std::fmt::Formatter<'_>, step: &Step) -> std::fmt::Result {
+    write!(f, "  {}", pair(step))?;
+    match &step.outcome {
+        Outcome::InstanceNotSelected { reason } => {
+            writeln!(f, ": instance not selected: {reason}")?
+        }
+        Outcome::NotSelected { reason } => writeln!(f, ": not selected: {reason}")?,
+        Outcome::Rejected { rejections } => {
+            writeln!(f, ": selected but rejected")?;
+            for r in rejections {
+                writeln!(f, "      {r}")?;
             }
-            match &step.outcome {
-                Outcome::InstanceNotSelected { reason } => {
-                    writeln!(f, ": instance not selected: {reason}")?
-                }
-                Outcome::NotSelected { reason } => writeln!(f, ": not selected: {reason}")?,
-                Outcome::Rejected { rejections } => {
-                    writeln!(f, ": selected but rejected")?;
-                    for r in rejections {
-                        writeln!(f, "      {r}")?;
-                    }
-                }
-                Outcome::Rendered {
-                    jobs,
-                    dropped,
-                    warnings,
-                } => {
-                    if jobs.is_empty() {
-                        writeln!(f, ": selected and rendered (no jobs)")?;
-                    } else {
-                        writeln!(f, ": selected, jobs: {}", jobs.join(", "))?;
-                    }
-                    for r in dropped {
-                        writeln!(f, "      dropped: {r}")?;
-                    }
-                    for r in warnings {
-                        writeln!(f, "      runtime difference: {r}")?;
-                    }
-                }
+        }
+        Outcome::Rendered {
+            jobs,
+            dropped,
+            warnings,
+        } => {
+            if jobs.is_empty() {
+                writeln!(f, ": selected and rendered (no jobs)")?;
+            } else {
+                writeln!(f, ": selected, jobs: {}", jobs.join(", "))?;
             }
+            for r in dropped {
+                writeln!(f, "      dropped: {r}")?;
+            }
+            for r in warnings {
+                writeln!(f, "      runtime difference: {r}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// At most this many agents (or agent > instance pairs) are named on a line of the summary.
+const NAMED: usize = 3;
+
+/// `explain`'s default text ([`Explanation::summary`]).
+pub struct Summary<'a>(&'a Explanation);
+
+impl Explanation {
+    /// The text `explain` prints without `--all`: the agents (and instances) that select the
+    /// object first, one line each as in the full text (`Display`); then those that leave it
+    /// out, grouped by reason (the selector's kind and field, the requirement and what the
+    /// object or its Namespace has): one line per reason with a count and the first
+    /// [`NAMED`] of them, most frequent reason first. A reason only one of them gives is
+    /// printed as in the full text. A large cluster's answer for one monitor was 171 lines,
+    /// one per agent and instance, for one line that mattered.
+    pub fn summary(&self) -> Summary<'_> {
+        Summary(self)
+    }
+}
+
+/// What steps that leave the object out for the same reason share: the outcome, the
+/// selector's kind and field, and the cause less the selector's own value.
+fn group_key(outcome: &Outcome) -> Option<String> {
+    let (what, reason) = match outcome {
+        Outcome::InstanceNotSelected { reason } => ("instances not selected", reason),
+        Outcome::NotSelected { reason } => ("not selected", reason),
+        Outcome::Rejected { .. } | Outcome::Rendered { .. } => return None,
+    };
+    let cause = match &reason.cause {
+        Cause::NilSelector => " is not set, so it selects nothing".to_owned(),
+        Cause::InvalidSelector { error } => format!(" is invalid ({error}), so it selects nothing"),
+        Cause::OtherNamespace { namespace, .. } => {
+            format!(" is not set, so only its own namespace is searched, not {namespace}")
+        }
+        Cause::Requirement {
+            requirement,
+            key,
+            labels_of,
+            value,
+            ..
+        } => match value {
+            Some(v) => format!(" {requirement} does not match: {labels_of} has {key}={v}"),
+            None => format!(" {requirement} does not match: {labels_of} has no label {key}"),
+        },
+    };
+    Some(format!(
+        "{what}: {} {}{cause}",
+        reason.selector_of.kind, reason.field
+    ))
+}
+
+impl std::fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = self.0;
+        if !e.refused.is_empty() || e.steps.is_empty() {
+            return std::fmt::Display::fmt(e, f);
+        }
+        writeln!(
+            f,
+            "{} {}/{}",
+            e.object.kind, e.object.namespace, e.object.name
+        )?;
+        let mut groups: Vec<(String, Vec<&Step>)> = Vec::new();
+        for step in &e.steps {
+            match group_key(&step.outcome) {
+                None => write_step(f, step)?,
+                Some(key) => match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, steps)) => steps.push(step),
+                    None => groups.push((key, vec![step])),
+                },
+            }
+        }
+        // Most frequent first; a stable sort keeps the agents' order among equals.
+        groups.sort_by_key(|(_, steps)| std::cmp::Reverse(steps.len()));
+        let mut grouped = false;
+        for (key, steps) in &groups {
+            if let [step] = steps.as_slice() {
+                write_step(f, step)?;
+                continue;
+            }
+            grouped = true;
+            let named: Vec<String> = steps
+                .iter()
+                .take(NAMED)
+                .map(|step| match &step.outcome {
+                    Outcome::InstanceNotSelected { reason } | Outcome::NotSelected { reason } => {
+                        match &reason.cause {
+                            Cause::Requirement { expression, .. } => {
+                                format!("{} ({expression})", pair(step))
+                            }
+                            _ => pair(step),
+                        }
+                    }
+                    _ => pair(step),
+                })
+                .collect();
+            write!(f, "  {} {key}; {}", steps.len(), named.join(", "))?;
+            match steps.len().saturating_sub(NAMED) {
+                0 => writeln!(f)?,
+                more => writeln!(f, " and {more} more")?,
+            }
+        }
+        if grouped {
+            writeln!(
+                f,
+                "  (--all prints each of the {} on its own line)",
+                e.steps.len()
+            )?;
         }
         Ok(())
     }

@@ -201,6 +201,9 @@ impl DataRead {
 enum Prepared {
     /// A problem reported whatever came before.
     Diagnostic(Diagnostic),
+    /// A Secret or ConfigMap refused (its errors are its Candidate's): references to it say
+    /// so instead of "does not exist".
+    RefusedData(AssetSource, String, String),
     /// An object of a kind the operator reads, named `label` (`Kind namespace/name`).
     Candidate {
         label: String,
@@ -241,6 +244,9 @@ impl Loader {
     fn commit(&mut self, source: &str, item: Prepared) {
         match item {
             Prepared::Diagnostic(d) => self.diagnostics.push(d),
+            Prepared::RefusedData(source, namespace, name) => {
+                self.store.refuse_data(source, &namespace, &name)
+            }
             Prepared::Candidate {
                 label,
                 document,
@@ -445,6 +451,20 @@ fn prepare_value(ctx: &DocContext<'_>, value: Value, out: &mut Vec<Prepared>) {
     } else {
         core_object(&ctx, &kind, Value::Object(obj), &mut diagnostics)
     };
+    if object.is_none() {
+        let source = match kind.as_str() {
+            "Secret" => Some(AssetSource::Secret),
+            "ConfigMap" => Some(AssetSource::ConfigMap),
+            _ => None,
+        };
+        if let Some(source) = source {
+            out.push(Prepared::RefusedData(
+                source,
+                namespace.clone(),
+                name.clone(),
+            ));
+        }
+    }
     out.push(Prepared::Candidate {
         label,
         document: ctx.document,

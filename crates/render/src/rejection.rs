@@ -100,7 +100,7 @@ impl Reason {
     /// The reason for a referenced value that could not be used.
     pub fn of_asset_error(e: &AssetError) -> Reason {
         match e {
-            AssetError::ObjectMissing(key) => match key.source {
+            AssetError::ObjectMissing(key) | AssetError::ObjectRefused(key) => match key.source {
                 AssetSource::Secret => Reason::SecretNotFound,
                 AssetSource::ConfigMap => Reason::ConfigMapNotFound,
             },

@@ -67,7 +67,9 @@ pub enum RequirementSource {
 impl fmt::Display for RequirementSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RequirementSource::MatchLabels(key) => write!(f, "matchLabels.{key}"),
+            RequirementSource::MatchLabels(key) => {
+                f.write_str(&crate::config::common::key_path("matchLabels", key))
+            }
             RequirementSource::MatchExpressions(i) => write!(f, "matchExpressions[{i}]"),
         }
     }
@@ -301,5 +303,24 @@ mod tests {
             LabelMatcher::NOTHING.first_unmatched(&BTreeMap::new()),
             Some(Unmatched::NilSelector)
         );
+    }
+
+    /// Issue 38, item 9d: a key with dots or a slash is quoted in the field path
+    /// (`matchLabels.app.kubernetes.io/name` read as nested fields).
+    #[test]
+    fn a_label_key_with_dots_is_quoted_in_the_field_path() {
+        let sel = LabelSelector {
+            match_labels: Some(labels(&[("app.kubernetes.io/name", "web")])),
+            match_expressions: None,
+        };
+        let m = LabelMatcher::new(Some(&sel)).expect("valid");
+        let Some(Unmatched::Requirement(r)) = m.first_unmatched(&labels(&[])) else {
+            panic!("the matchLabels entry is unmatched");
+        };
+        assert_eq!(r.source.to_string(), r#"matchLabels["app.kubernetes.io/name"]"#);
+        let plain = RequirementSource::MatchLabels("app_name-1".into());
+        assert_eq!(plain.to_string(), "matchLabels.app_name-1");
+        let odd = RequirementSource::MatchLabels("a\"b".into());
+        assert_eq!(odd.to_string(), r#"matchLabels["a\"b"]"#);
     }
 }

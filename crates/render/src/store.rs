@@ -358,6 +358,9 @@ pub trait InputView {
     fn namespace_labels(&self, name: &str) -> &Labels;
     /// A Secret or ConfigMap, if it exists.
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject>;
+    /// Whether a Secret or ConfigMap that is not in the view was in the input but refused when
+    /// read (a manifest document with an error): a reference to it is not to a missing object.
+    fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool;
 }
 
 /// Every input, maintained from watch events or filled from files.
@@ -375,6 +378,8 @@ pub struct InputStore {
     namespaces: BTreeMap<String, Labels>,
     secrets: BTreeMap<NamespacedName, DataObject>,
     config_maps: BTreeMap<NamespacedName, DataObject>,
+    /// Secrets and ConfigMaps refused when read from files ([`InputView::data_refused`]).
+    refused_data: BTreeSet<(AssetSource, NamespacedName)>,
 }
 
 impl InputStore {
@@ -557,6 +562,12 @@ impl InputStore {
         }
     }
 
+    /// Records a Secret or ConfigMap refused when read from a file ([`InputView::data_refused`]).
+    pub fn refuse_data(&mut self, source: AssetSource, namespace: &str, name: &str) {
+        self.refused_data
+            .insert((source, (namespace.to_owned(), name.to_owned())));
+    }
+
     fn data_map_mut(&mut self, source: AssetSource) -> &mut BTreeMap<NamespacedName, DataObject> {
         match source {
             AssetSource::Secret => &mut self.secrets,
@@ -577,6 +588,11 @@ impl InputView for InputStore {
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject> {
         self.data_map(source)
             .get(&(namespace.to_owned(), name.to_owned()))
+    }
+
+    fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool {
+        self.refused_data
+            .contains(&(source, (namespace.to_owned(), name.to_owned())))
     }
 }
 
@@ -669,6 +685,10 @@ impl<V: InputView + ?Sized> InputView for WithContent<'_, V> {
             Some(laid) => laid.as_ref(),
             None => self.base.data_object(source, namespace, name),
         }
+    }
+
+    fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool {
+        self.base.data_refused(source, namespace, name)
     }
 }
 

@@ -486,3 +486,121 @@ spec:
         "{e}"
     );
 }
+
+/// Issue 38, item 9b: the default text names the instance that selects the monitor first,
+/// then one line per reason the others leave it out, with a count and the first three; a
+/// reason only one gives is printed in full. The full text (`--all`) and `-o json` keep
+/// every instance.
+#[test]
+fn the_summary_groups_the_instances_that_leave_the_monitor_out_by_reason() {
+    let mut extra = String::from(SM);
+    for i in 0..5 {
+        extra.push_str(&format!(
+            "---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {{name: other-{i}, namespace: ops, labels: {{agent: a}}}}
+spec:
+  serviceMonitorSelector: {{matchLabels: {{app: other-{i}}}}}
+"
+        ));
+    }
+    extra.push_str(
+        "---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: unset, namespace: ops, labels: {agent: a}}
+spec: {}
+",
+    );
+    let e = run(
+        &world(
+            "  serviceMonitorSelector: {matchLabels: {app: web}}",
+            &extra,
+        ),
+        Kind::ServiceMonitor,
+        "ops",
+        "web",
+    )
+    .expect("the ServiceMonitor exists");
+    assert_eq!(
+        e.summary().to_string(),
+        "ServiceMonitor ops/web
+  GrafanaAgent ops/a > MetricsInstance ops/primary: selected, jobs: serviceMonitor/ops/web/0, serviceMonitor/ops/web/1
+  5 not selected: MetricsInstance spec.serviceMonitorSelector matchLabels.app does not match: ServiceMonitor ops/web has app=web; GrafanaAgent ops/a > MetricsInstance ops/other-0 (app=other-0), GrafanaAgent ops/a > MetricsInstance ops/other-1 (app=other-1), GrafanaAgent ops/a > MetricsInstance ops/other-2 (app=other-2) and 2 more
+  GrafanaAgent ops/a > MetricsInstance ops/unset: not selected: MetricsInstance ops/unset spec.serviceMonitorSelector is not set, so it selects nothing
+  (--all prints each of the 7 on its own line)
+"
+    );
+    let all = e.to_string();
+    assert_eq!(all.lines().count(), 8, "{all}");
+    assert!(
+        all.contains("MetricsInstance ops/other-4: not selected"),
+        "{all}"
+    );
+    let json = serde_json::to_value(&e).expect("json");
+    assert_eq!(json["steps"].as_array().map(Vec::len), Some(7), "{json}");
+}
+
+/// One line per agent and instance when each leaves the monitor out for a reason of its own:
+/// the summary is the full text.
+#[test]
+fn the_summary_of_distinct_reasons_is_the_full_text() {
+    let unset = "---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: unset, namespace: ops, labels: {agent: a}}
+spec: {}
+";
+    let e = run(
+        &world(
+            "  serviceMonitorSelector: {matchLabels: {app: other}}",
+            &format!("{SM}{unset}"),
+        ),
+        Kind::ServiceMonitor,
+        "ops",
+        "web",
+    )
+    .expect("the ServiceMonitor exists");
+    assert_eq!(e.steps.len(), 2, "{e}");
+    assert_eq!(e.summary().to_string(), e.to_string());
+}
+
+/// Issue 38, item 9c: a Secret (or ConfigMap) in the input but refused when read (here, a
+/// value that is not base64) is named as refused, not as missing ("the object does not
+/// exist").
+#[test]
+fn a_reference_to_a_refused_secret_or_config_map_says_it_was_refused() {
+    for (tls, refused, field) in [
+        (
+            "{keySecret: {name: bad-key, key: tls.key}}",
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: bad-key, namespace: ops}\ndata: {tls.key: \"not base64!\"}\n",
+            "spec.endpoints[0].tlsConfig.keySecret",
+        ),
+        (
+            "{ca: {configMap: {name: bad-ca, key: ca.crt}}}",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad-ca, namespace: ops}\nbinaryData: {ca.crt: \"not base64!\"}\n",
+            "spec.endpoints[0].tlsConfig.ca",
+        ),
+    ] {
+        let sm = SM.replace(
+            "{port: http}",
+            &format!("{{port: http, scheme: https, tlsConfig: {tls}}}"),
+        );
+        let (outcome, text) = sm_outcome(
+            "  serviceMonitorSelector: {}",
+            &format!("{sm}---\n{refused}"),
+        );
+        let Outcome::Rejected { rejections } = &outcome else {
+            panic!("{text}")
+        };
+        assert!(
+            rejections
+                .iter()
+                .any(|r| r.field.as_deref() == Some(field)
+                    && r.message.contains("refused when read")),
+            "{text}"
+        );
+        assert!(!text.contains("does not exist"), "{text}");
+    }
+}

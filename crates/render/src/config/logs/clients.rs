@@ -116,7 +116,7 @@ pub fn client(
         } else {
             problems.push(FieldError::because(
                 Reason::InvalidLabelName,
-                format!("{field}.externalLabels.{name}"),
+                crate::config::common::key_path(&format!("{field}.externalLabels"), name),
                 format!("{name:?} is not a valid label name; the external label is left out"),
             ));
         }

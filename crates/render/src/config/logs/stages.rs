@@ -426,7 +426,7 @@ fn check(s: &PipelineStageSpec, field: &str) -> Result<(), FieldError> {
     {
         return Err(FieldError::because(
             Reason::InvalidLabelName,
-            format!("{field}.labels.{bad}"),
+            crate::config::common::key_path(&format!("{field}.labels"), bad),
             format!("{bad:?} is not a valid label name"),
         ));
     }

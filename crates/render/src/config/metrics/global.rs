@@ -70,7 +70,7 @@ pub fn external_labels(
         add(
             k,
             v.clone().into(),
-            format!("spec.metrics.externalLabels.{k}"),
+            crate::config::common::key_path("spec.metrics.externalLabels", k),
         );
     }
     if with_replica_label {
