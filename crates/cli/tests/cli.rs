@@ -526,5 +526,9 @@ fn inputs_over_the_size_limit_are_refused_naming_the_file() {
         stderr(&explained)
     );
     assert!(raised.status.success(), "{}", stderr(&raised));
-    assert!(stdout(&raised).contains("kind: Secret"), "{}", stdout(&raised));
+    assert!(
+        stdout(&raised).contains("kind: Secret"),
+        "{}",
+        stdout(&raised)
+    );
 }

@@ -487,6 +487,14 @@ spec:
     );
 }
 
+/// A MetricsInstance of agent `ops/a` without a serviceMonitorSelector: it selects nothing.
+const UNSET_INSTANCE: &str = "---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: unset, namespace: ops, labels: {agent: a}}
+spec: {}
+";
+
 /// Issue 38, item 9b: the default text names the instance that selects the monitor first,
 /// then one line per reason the others leave it out, with a count and the first three; a
 /// reason only one gives is printed in full. The full text (`--all`) and `-o json` keep
@@ -505,14 +513,7 @@ spec:
 "
         ));
     }
-    extra.push_str(
-        "---
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: unset, namespace: ops, labels: {agent: a}}
-spec: {}
-",
-    );
+    extra.push_str(UNSET_INSTANCE);
     let e = run(
         &world(
             "  serviceMonitorSelector: {matchLabels: {app: web}}",
@@ -546,16 +547,10 @@ spec: {}
 /// the summary is the full text.
 #[test]
 fn the_summary_of_distinct_reasons_is_the_full_text() {
-    let unset = "---
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: unset, namespace: ops, labels: {agent: a}}
-spec: {}
-";
     let e = run(
         &world(
             "  serviceMonitorSelector: {matchLabels: {app: other}}",
-            &format!("{SM}{unset}"),
+            &format!("{SM}{UNSET_INSTANCE}"),
         ),
         Kind::ServiceMonitor,
         "ops",
