@@ -24,6 +24,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use api::Runtime;
 use base64::Engine;
 use render::PlanOptions;
 use render::manifest::Loader;
@@ -61,8 +62,9 @@ impl Drop for Running {
     }
 }
 
-/// The configs of the case, by config Secret name, with the Probe aimed at `prober_port`.
-fn configs(prober_port: u16) -> Vec<(String, String)> {
+/// The configs of the case for `runtime`, by config Secret name, with the Probe aimed at
+/// `prober_port`.
+fn configs(runtime: Runtime, prober_port: u16) -> Vec<(String, String)> {
     let input = std::fs::read_to_string(case_dir().join("input.yaml")).expect("input.yaml");
     assert!(
         input.contains(CASE_PROBER_PORT),
@@ -73,7 +75,11 @@ fn configs(prober_port: u16) -> Vec<(String, String)> {
     loader.add_source("input.yaml", &input);
     let loaded = loader.finish();
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
-    let plans = plan_all(&loaded.store, &PlanOptions::default(), None);
+    let options = PlanOptions {
+        runtime,
+        ..PlanOptions::default()
+    };
+    let plans = plan_all(&loaded.store, &options, None);
     let configs: Vec<(String, String)> = plans
         .iter()
         .flat_map(|p| &p.configs)
@@ -341,7 +347,7 @@ fn check_loaded(seen: &BTreeSet<String>, runtime: &str) {
 /// the file, the pod root and a port, answering the strings it loaded), and checks what it
 /// loaded and what the Probe's scrape sends.
 fn through_the_reloader_and(
-    runtime: &str,
+    runtime: Runtime,
     load: impl Fn(&Path, &Path, u16) -> (Running, BTreeSet<String>),
 ) {
     let reloader = support::configs::built_binary(
@@ -352,11 +358,11 @@ fn through_the_reloader_and(
     let prober = TcpListener::bind("127.0.0.1:0").expect("prober listener");
     let prober_port = prober.local_addr().expect("address").port();
     let credentials = scraped_credentials(prober);
-    let scratch = support::configs::scratch_dir("hostile-strings", runtime);
+    let scratch = support::configs::scratch_dir("hostile-strings", runtime.as_str());
 
     let mut seen = BTreeSet::new();
     let mut running = Vec::new();
-    for (secret, text) in configs(prober_port) {
+    for (secret, text) in configs(runtime, prober_port) {
         let root = scratch.join(&secret);
         std::fs::create_dir_all(&root).expect("pod root");
         let port = free_port();
@@ -365,7 +371,7 @@ fn through_the_reloader_and(
         seen.extend(loaded);
         running.push(process);
     }
-    check_loaded(&seen, runtime);
+    check_loaded(&seen, runtime.as_str());
     let scraped = credentials
         .recv_timeout(PATIENCE)
         .expect("the Probe was scraped with basic auth");
@@ -377,7 +383,7 @@ fn through_the_reloader_and(
 fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
     let agent =
         support::configs::built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
-    through_the_reloader_and("grafana-agent", |file, root, port| {
+    through_the_reloader_and(Runtime::Agent, |file, root, port| {
         let (running, config) = agent_loaded_config(&agent, file, root, port);
         let mut seen = BTreeSet::new();
         strings(&config, &mut seen);
@@ -388,7 +394,7 @@ fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
 #[test]
 fn strings_from_objects_and_secrets_reach_the_real_alloy_as_written() {
     let alloy = support::configs::built_binary("ALLOY_BIN", "build-alloy", "alloy");
-    through_the_reloader_and("alloy", |file, root, port| {
+    through_the_reloader_and(Runtime::Alloy, |file, root, port| {
         alloy_loaded_arguments(&alloy, file, root, port)
     });
 }
