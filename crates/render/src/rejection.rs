@@ -155,6 +155,23 @@ impl fmt::Display for Rejection {
     }
 }
 
+/// The field path of `key` in the map at `map_field`: `map_field.key` when the key is a plain
+/// word (letters, digits, `_`, `-`), else `map_field["key"]`, quoted as JSON quotes it, so
+/// that a label key with dots or a slash (`app.kubernetes.io/name`) is not read as nested
+/// fields.
+pub fn key_path(map_field: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        format!("{map_field}.{key}")
+    } else {
+        let quoted = serde_json::to_string(key).unwrap_or_else(|_| format!("{key:?}"));
+        format!("{map_field}[{quoted}]")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

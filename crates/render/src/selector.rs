@@ -68,7 +68,7 @@ impl fmt::Display for RequirementSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RequirementSource::MatchLabels(key) => {
-                f.write_str(&crate::config::common::key_path("matchLabels", key))
+                f.write_str(&crate::rejection::key_path("matchLabels", key))
             }
             RequirementSource::MatchExpressions(i) => write!(f, "matchExpressions[{i}]"),
         }
@@ -317,7 +317,10 @@ mod tests {
         let Some(Unmatched::Requirement(r)) = m.first_unmatched(&labels(&[])) else {
             panic!("the matchLabels entry is unmatched");
         };
-        assert_eq!(r.source.to_string(), r#"matchLabels["app.kubernetes.io/name"]"#);
+        assert_eq!(
+            r.source.to_string(),
+            r#"matchLabels["app.kubernetes.io/name"]"#
+        );
         let plain = RequirementSource::MatchLabels("app_name-1".into());
         assert_eq!(plain.to_string(), "matchLabels.app_name-1");
         let odd = RequirementSource::MatchLabels("a\"b".into());
