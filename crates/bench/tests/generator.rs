@@ -245,7 +245,11 @@ fn monitor_by_monitor_rendering_on_every_core_gives_the_typed_documents_text() {
     );
     let h = &discovery.hierarchy;
     let full = render::config::metrics::render(h).expect("metrics config");
-    let expected = render::yaml::to_string(&full.config).expect("yaml");
+    // Written as the operator writes every agent.yml: its strings escaped for the reloader
+    // and the agent's expansion (docs/security.md).
+    let expected = render::expansion::Strings::of(&h.agent)
+        .to_yaml(render::expansion::ConfigOf::Sharded, &full.config)
+        .expect("yaml");
     let once = render::render_cache::render_metrics_text(h)
         .expect("yaml")
         .expect("metrics config");
