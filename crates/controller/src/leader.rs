@@ -295,6 +295,19 @@ impl LeaderElection {
         let mut rewatched = false;
         let mut changed: Changed<'_> = Box::pin(manager.changed());
         let mut retry = Backoff::new(Duration::from_secs(1), config.lease_duration);
+        // Giving up a lease this process cannot confirm, from either side (campaigning or
+        // leading): release it, and campaign again only once a new watch shows the Lease.
+        macro_rules! give_up_blind {
+            () => {
+                drop(changed);
+                if give_up(&manager, config).await {
+                    manager_says_leader = false;
+                }
+                changed = Box::pin(futures::future::pending());
+                lease_events = watch_lease();
+                blind = true;
+            };
+        }
         info!(identity = %config.identity, lease = %config.lease_name,
               namespace = %config.namespace, "campaigning for leadership");
 
@@ -362,13 +375,7 @@ impl LeaderElection {
                         () = sleep_until(give_up_at), if unconfirmed => {
                             warn!(identity = %config.identity,
                                   "holding the lease but the watch does not show it; giving it up");
-                            drop(changed);
-                            if give_up(&manager, config).await {
-                        manager_says_leader = false;
-                    }
-                            changed = Box::pin(futures::future::pending());
-                            lease_events = watch_lease();
-                            blind = true;
+                            give_up_blind!();
                         }
                     }
                     continue;
@@ -448,13 +455,7 @@ impl LeaderElection {
                     warn!(identity = %config.identity,
                           "cannot confirm the lease; stopped reconciling and giving it up");
                     // Renewing a lease it does not lead under would keep every standby out.
-                    drop(changed);
-                    if give_up(&manager, config).await {
-                        manager_says_leader = false;
-                    }
-                    changed = Box::pin(futures::future::pending());
-                    lease_events = watch_lease();
-                    blind = true;
+                    give_up_blind!();
                 }
             }
             if shutting_down {
