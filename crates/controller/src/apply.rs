@@ -1,521 +1,183 @@
-//! The "apply" step: make the cluster hold the plan's objects, writing only what changed, and
-//! delete the managed objects the plan no longer holds.
-//!
-//! Every write is a server-side apply with one field manager, forced, so fields other managers
-//! own (a `kubectl rollout restart` annotation, say) survive. Whether an object needs a write is
-//! decided without a request, from the owned-object stores: the applied object carries a hash
-//! of its desired content in an annotation (our desired content changed), and the live content
-//! is compared with the desired one ([`drift`]: a generated Secret's data, a Service's or a
-//! workload's spec), so someone else's edit of a field we set is repaired by applying again, by
-//! this process or by any later one: nothing of it is kept in memory.
+//! The "apply" step: make the cluster hold the plan's objects, writing only what changed or
+//! drifted (through the one [`Writer`]), and delete the managed objects the plan no longer
+//! holds. Its result, [`Applied`], says what became of each planned object; the status and
+//! the Events are written from it.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
-use std::fmt::Debug;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::fmt;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::runtime::reflector::{ObjectRef, Store};
-use kube::{Client, Resource};
-use md5::{Digest, Md5};
-use render::desired::{DesiredObject, ManagedKind, PlannedObject};
+use kube::Resource;
+use kube::runtime::reflector::Store;
+use render::desired::{DesiredObject, ManagedKind, PlannedObject, Subsystem};
 use render::discover::Hierarchy;
 use render::workloads::prune::{ExistingObject, objects_to_delete};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
+use crate::context::Context;
 use crate::error::Error;
-use crate::metrics::Metrics;
-use crate::reconcile::Context;
 use crate::watches::Stores;
+use crate::writer::Wrote;
 
-/// The field manager of every write the operator makes.
-pub const FIELD_MANAGER: &str = "agent-operator";
-/// The annotation holding the hash of the desired object an applied object was written from.
-pub const DESIRED_HASH_ANNOTATION: &str = "operator.agent.grafana.com/desired-hash";
+/// One object the operator manages for an agent, in the agent's namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ManagedRef {
+    pub kind: ManagedKind,
+    pub name: String,
+}
 
-/// What one apply step changed, as `Kind name`.
+impl fmt::Display for ManagedRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind, self.name)
+    }
+}
+
+/// What became of one planned object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The live object already held the desired content.
+    Unchanged,
+    Written,
+    /// The API server refused it for good (a 422 that recreating cannot fix, a 403).
+    Refused,
+    /// Not attempted: an earlier object's transient failure stopped the step.
+    NotReached,
+}
+
+/// One planned object and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AppliedObject {
+    pub object: ManagedRef,
+    pub subsystem: Subsystem,
+    pub outcome: Outcome,
+}
+
+/// Why the step did not apply everything.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// A transient failure stopped it (retried as a whole, with backoff): what was written
+    /// before is not announced, the deletions did not run.
+    Stopped(Error),
+    /// The API server refused some objects for good; the others were written and the
+    /// deletions ran.
+    Refused(Error),
+}
+
+impl Failure {
+    pub(crate) fn error(&self) -> &Error {
+        match self {
+            Failure::Stopped(e) | Failure::Refused(e) => e,
+        }
+    }
+
+    pub(crate) fn into_error(self) -> Error {
+        match self {
+            Failure::Stopped(e) | Failure::Refused(e) => e,
+        }
+    }
+}
+
+/// What one apply step did: every planned object in plan order with its outcome, the
+/// objects deleted, and why it fell short, if it did.
 #[derive(Debug, Default)]
 pub(crate) struct Applied {
-    pub written: Vec<String>,
-    pub deleted: Vec<String>,
-    /// What the API server refused for good (a 422 that recreating cannot fix, a 403).
-    pub refused: Vec<Error>,
+    pub objects: Vec<AppliedObject>,
+    pub deleted: Vec<ManagedRef>,
+    pub failure: Option<Failure>,
 }
 
 impl Applied {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.written.is_empty() && self.deleted.is_empty()
-    }
-}
-
-/// The hash of `object`'s content, with ownerReference UIDs blanked so that `render` (which
-/// knows no UID) computes the same for the same inputs.
-pub fn desired_hash<T: Serialize>(object: &T) -> Result<String, serde_json::Error> {
-    let mut value = serde_json::to_value(object)?;
-    if let Some(owners) = value
-        .pointer_mut("/metadata/ownerReferences")
-        .and_then(serde_json::Value::as_array_mut)
-    {
-        for owner in owners {
-            if let Some(uid) = owner.get_mut("uid") {
-                *uid = serde_json::Value::String(String::new());
-            }
-        }
-    }
-    let digest = Md5::digest(serde_json::to_vec(&value)?);
-    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// The `resourceVersion` the operator's last write left on each object it wrote, by
-/// `(kind, namespace, name)`, shared by every reconcile and the watches' mappers: the watch
-/// event of the operator's own write is no reason to reconcile again (at 10k monitors that
-/// second reconcile doubled the work of every edit and delayed the next one). Cheap to clone.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct OwnWrites {
-    left: Arc<Mutex<HashMap<ObjectKey, Left>>>,
-}
-
-type ObjectKey = (Cow<'static, str>, String, String);
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Left {
-    /// The write is in flight: its watch event can arrive before its response.
-    Writing,
-    Version(String),
-}
-
-impl OwnWrites {
-    fn key(kind: impl Into<Cow<'static, str>>, namespace: &str, name: &str) -> ObjectKey {
-        (kind.into(), namespace.to_owned(), name.to_owned())
+    /// The objects written, in plan order.
+    pub(crate) fn written(&self) -> impl Iterator<Item = &ManagedRef> {
+        self.objects
+            .iter()
+            .filter(|o| o.outcome == Outcome::Written)
+            .map(|o| &o.object)
     }
 
-    fn set(
-        &self,
-        kind: impl Into<Cow<'static, str>>,
-        namespace: &str,
-        name: &str,
-        left: Option<Left>,
-    ) {
-        let mut all = self.left.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = Self::key(kind, namespace, name);
-        match left {
-            Some(left) => all.insert(key, left),
-            None => all.remove(&key),
-        };
-    }
-
-    /// Whether `object`, as a watch reports it, is what the operator's last write of it left,
-    /// or arrived while that write was in flight. A deletion (`still_there` false) or anyone
-    /// else's later write is not.
-    pub(crate) fn is_echo<K: Resource<DynamicType = ()>>(
-        &self,
-        object: &K,
-        still_there: bool,
-    ) -> bool {
-        let meta = object.meta();
-        let Some(name) = &meta.name else {
-            return false;
-        };
-        let namespace = meta.namespace.as_deref().unwrap_or_default();
-        let key = Self::key(K::kind(&()), namespace, name);
-        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
-        if !still_there {
-            // Gone (garbage-collected with its agent, say): nothing to remember, unless a
-            // write of it is in flight (a workload deleted to be recreated).
-            if left.get(&key) != Some(&Left::Writing) {
-                left.remove(&key);
-            }
-            return false;
-        }
-        if meta.deletion_timestamp.is_some() {
-            return false;
-        }
-        match left.get(&key) {
-            Some(Left::Writing) => true,
-            Some(Left::Version(v)) => meta.resource_version.as_ref() == Some(v),
-            None => false,
-        }
+    pub(crate) fn error(&self) -> Option<&Error> {
+        self.failure.as_ref().map(Failure::error)
     }
 }
 
 /// Applies every object of `objects` (in order) whose content changed or drifted, then
 /// deletes the managed objects of `h`'s agent the plan no longer holds. Stops at the first
-/// transient failure; objects the server refuses for good are listed in [`Applied::refused`]
-/// and the others are still written.
-pub(crate) async fn apply(
-    ctx: &Context,
-    h: &Hierarchy,
-    objects: &[PlannedObject],
-) -> Result<Applied, Error> {
-    let (client, stores, metrics, own) = (&ctx.client, &ctx.stores, &ctx.metrics, &ctx.own_writes);
-    let namespace = h.agent_namespace();
+/// transient failure; objects the server refuses for good are marked [`Outcome::Refused`]
+/// and the others are still written (one bad object must not keep, say, the logs DaemonSet
+/// from existing).
+pub(crate) async fn apply(ctx: &Context, h: &Hierarchy, objects: &[PlannedObject]) -> Applied {
     let mut applied = Applied::default();
-    for object in objects.iter().map(|planned| &planned.object) {
-        let (kind, name) = (object.kind(), object.name());
-        let hash = desired_hash(object).map_err(|source| Error::Encode {
-            object: format!("{kind} {namespace}/{name}"),
-            source,
-        })?;
-        match live_state(stores, object, namespace) {
-            None => {}
-            Some(live) if live.hash.as_deref() != Some(hash.as_str()) => {}
-            Some(live) => match live.drift {
-                None => continue,
-                Some(difference) => tracing::info!(
-                    object = %format!("{kind} {namespace}/{name}"),
-                    %difference,
-                    "changed by someone else; restoring it"
-                ),
-            },
-        }
-        let writer = Writer {
-            client,
-            namespace,
-            metrics,
-        };
-        own.set(kind.as_str(), namespace, name, Some(Left::Writing));
-        let result = match object.clone() {
-            DesiredObject::Secret(o) => writer.write(with_hash(o, &hash), false).await,
-            DesiredObject::Service(o) => writer.write(with_hash(o, &hash), false).await,
-            DesiredObject::StatefulSet(o) => writer.write(with_hash(o, &hash), true).await,
-            DesiredObject::DaemonSet(o) => writer.write(with_hash(o, &hash), true).await,
-            DesiredObject::Deployment(o) => writer.write(with_hash(o, &hash), true).await,
-        };
-        let left = match result {
-            Ok(left) => left,
-            // Retried as a whole, with backoff.
-            Err(e) if e.is_transient() => {
-                own.set(kind.as_str(), namespace, name, None);
-                return Err(e);
-            }
-            // Refused for good: the other objects are still written (one bad object must not
-            // keep, say, the logs DaemonSet from existing), and the refusal is reported.
-            Err(e) => {
-                own.set(kind.as_str(), namespace, name, None);
-                applied.refused.push(e);
-                continue;
-            }
-        };
-        own.set(
-            kind.as_str(),
-            namespace,
-            name,
-            left.resource_version.clone().map(Left::Version),
-        );
-        applied.written.push(format!("{kind} {name}"));
-    }
-
-    let existing = existing(stores, namespace);
-    for stale in objects_to_delete(h, objects, &existing) {
-        delete(client, stale).await?;
-        own.set(stale.kind.as_str(), &stale.namespace, &stale.name, None);
-        applied
-            .deleted
-            .push(format!("{} {}", stale.kind, stale.name));
-    }
-    Ok(applied)
-}
-
-/// `object` carrying `hash` (its [`desired_hash`]) in [`DESIRED_HASH_ANNOTATION`]: whoever
-/// writes next tells from its cache alone whether the content changed.
-pub(crate) fn with_hash<K: Resource>(mut object: K, hash: &str) -> K {
-    object
-        .meta_mut()
-        .annotations
-        .get_or_insert_with(Default::default)
-        .insert(DESIRED_HASH_ANNOTATION.to_owned(), hash.to_owned());
-    object
-}
-
-/// The [`desired_hash`] a live object was written from, if the operator wrote it.
-pub(crate) fn hash_of<K: Resource>(live: &K) -> Option<&str> {
-    live.meta()
-        .annotations
-        .as_ref()?
-        .get(DESIRED_HASH_ANNOTATION)
-        .map(String::as_str)
-}
-
-/// How the operator writes every object it manages, an agent's or the kubelet Service's: a
-/// server-side apply under [`FIELD_MANAGER`], forced, so fields other managers own survive.
-pub(crate) fn apply_params() -> PatchParams {
-    PatchParams::apply(FIELD_MANAGER).force()
-}
-
-struct Writer<'a> {
-    client: &'a Client,
-    namespace: &'a str,
-    metrics: &'a Metrics,
-}
-
-impl Writer<'_> {
-    /// Server-side applies `object`; a workload whose immutable fields changed (422) is
-    /// deleted and created again.
-    async fn write<K>(&self, object: K, recreate_if_invalid: bool) -> Result<ObjectMeta, Error>
-    where
-        K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
-            + Serialize
-            + DeserializeOwned
-            + Clone
-            + Debug,
-    {
-        let api: Api<K> = Api::namespaced(self.client.clone(), self.namespace);
-        let kind = K::kind(&());
-        let name = object.meta().name.clone().unwrap_or_default();
-        let what = format!("{kind} {}/{name}", self.namespace);
-        let params = apply_params();
-        let result = api
-            .patch(&name, &params, &Patch::Apply(&object))
-            .await
-            .map_err(Error::api(format!("applying {what}")));
-        match result {
-            Ok(live) => Ok(live.meta().clone()),
-            Err(e) if recreate_if_invalid && e.is_immutable_field_change() => {
-                // The update's refusal names only the fields that cannot change, not whether
-                // the new object is valid at all (kube-apiserver does not validate a
-                // StatefulSet's new claim templates on update). A dry-run create answers
-                // that: validation runs before the name is found taken, so 409 means "valid".
-                let check = PostParams {
-                    dry_run: true,
-                    field_manager: Some(FIELD_MANAGER.to_owned()),
-                };
-                match api.create(&check, &object).await {
-                    Err(kube::Error::Api(status)) if status.code == 409 => {}
-                    Ok(_) => {}
-                    Err(refused) => {
-                        return Err(Error::api(format!("recreating {what}"))(refused));
-                    }
+    let mut refused = Vec::new();
+    for planned in objects {
+        let object = &planned.object;
+        let outcome = match applied.failure {
+            Some(_) => Outcome::NotReached,
+            None => match write(ctx, object).await {
+                Ok(Wrote::Unchanged) => Outcome::Unchanged,
+                Ok(Wrote::Applied) => Outcome::Written,
+                Ok(Wrote::Recreated) => {
+                    ctx.metrics.workload_recreated(object.kind().as_str());
+                    Outcome::Written
                 }
-                tracing::info!(object = %what, error = %e, "recreating: an immutable field changed");
-                api.delete(&name, &DeleteParams::background())
-                    .await
-                    .map_err(Error::api(format!("deleting {what} to recreate it")))?;
-                self.metrics.workload_recreated(&kind);
-                let live = api
-                    .patch(&name, &params, &Patch::Apply(&object))
-                    .await
-                    .map_err(Error::api(format!("recreating {what}")))?;
-                Ok(live.meta().clone())
-            }
-            Err(e) => Err(e),
-        }
+                Err(e) if e.is_transient() => {
+                    applied.failure = Some(Failure::Stopped(e));
+                    Outcome::NotReached
+                }
+                Err(e) => {
+                    refused.push(e);
+                    Outcome::Refused
+                }
+            },
+        };
+        applied.objects.push(AppliedObject {
+            object: ManagedRef {
+                kind: object.kind(),
+                name: object.name().to_owned(),
+            },
+            subsystem: planned.subsystem,
+            outcome,
+        });
     }
+    if applied.failure.is_some() {
+        return applied;
+    }
+
+    let existing = existing(&ctx.stores, h.agent_namespace());
+    for stale in objects_to_delete(h, objects, &existing) {
+        if let Err(e) = delete(ctx, stale).await {
+            applied.failure = Some(Failure::Stopped(e));
+            return applied;
+        }
+        applied.deleted.push(ManagedRef {
+            kind: stale.kind,
+            name: stale.name.clone(),
+        });
+    }
+    applied.failure = Error::refused(refused).map(Failure::Refused);
+    applied
 }
 
-/// What the stores show of the live copy of an object.
-#[derive(Debug)]
-struct LiveState {
-    /// The desired-content hash it was written from.
-    hash: Option<String>,
-    /// Where the live content departs from the desired one, if it does (see [`drift`]).
-    drift: Option<String>,
-}
-
-/// The live copy of `object` in the stores, unless it is missing or being deleted.
-fn live_state(stores: &Stores, object: &DesiredObject, namespace: &str) -> Option<LiveState> {
-    fn of<K>(store: &Store<K>, name: &str, namespace: &str) -> Option<Arc<K>>
-    where
-        K: Resource<DynamicType = ()> + Clone,
-    {
-        let live = store.get(&ObjectRef::new(name).within(namespace))?;
-        live.meta().deletion_timestamp.is_none().then_some(live)
-    }
-    fn state<K: Resource>(live: &K, drift: Option<String>) -> LiveState {
-        LiveState {
-            hash: hash_of(live).map(str::to_owned),
-            drift,
-        }
-    }
-    let name = object.name();
+/// Writes one planned object, compared with its kind's store of live objects.
+async fn write(ctx: &Context, object: &DesiredObject) -> Result<Wrote, Error> {
+    let (writer, stores) = (&ctx.writer, &ctx.stores);
     match object {
-        DesiredObject::Secret(want) => {
-            let live = of(&stores.generated_secrets, name, namespace)?;
-            Some(state(&*live, secret_drift(want, &live)))
-        }
-        DesiredObject::Service(want) => {
-            let live = of(&stores.services, name, namespace)?;
-            Some(state(&*live, drift(&want.spec, &live.spec)))
-        }
-        DesiredObject::StatefulSet(want) => {
-            let live = of(&stores.stateful_sets, name, namespace)?;
-            Some(state(&*live, drift(&want.spec, &live.spec)))
-        }
-        DesiredObject::DaemonSet(want) => {
-            let live = of(&stores.daemon_sets, name, namespace)?;
-            Some(state(&*live, drift(&want.spec, &live.spec)))
-        }
-        DesiredObject::Deployment(want) => {
-            let live = of(&stores.deployments, name, namespace)?;
-            Some(state(&*live, drift(&want.spec, &live.spec)))
-        }
+        DesiredObject::Secret(o) => writer.write(&stores.generated_secrets, o).await,
+        DesiredObject::Service(o) => writer.write(&stores.services, o).await,
+        DesiredObject::StatefulSet(o) => writer.write(&stores.stateful_sets, o).await,
+        DesiredObject::DaemonSet(o) => writer.write(&stores.daemon_sets, o).await,
+        DesiredObject::Deployment(o) => writer.write(&stores.deployments, o).await,
     }
 }
 
-/// Where a generated Secret's live data (each value a digest, see
-/// `watches::digest_values`) departs from the desired data.
-fn secret_drift(want: &Secret, live: &Secret) -> Option<String> {
-    let want = want.data.as_ref().map(|data| {
-        data.iter()
-            .map(|(key, value)| (key, Md5::digest(&value.0).to_vec()))
-            .collect::<BTreeMap<_, _>>()
-    });
-    let live = live.data.as_ref().map(|data| {
-        data.iter()
-            .map(|(key, value)| (key, value.0.clone()))
-            .collect::<BTreeMap<_, _>>()
-    });
-    let (want, live) = (want.unwrap_or_default(), live.unwrap_or_default());
-    if want == live {
-        return None;
+async fn delete(ctx: &Context, object: &ExistingObject) -> Result<(), Error> {
+    let (writer, namespace, name) = (&ctx.writer, &object.namespace, &object.name);
+    match object.kind {
+        ManagedKind::Secret => writer.delete::<Secret>(namespace, name).await,
+        ManagedKind::Service => writer.delete::<Service>(namespace, name).await,
+        ManagedKind::StatefulSet => writer.delete::<StatefulSet>(namespace, name).await,
+        ManagedKind::DaemonSet => writer.delete::<DaemonSet>(namespace, name).await,
+        ManagedKind::Deployment => writer.delete::<Deployment>(namespace, name).await,
     }
-    let differing = want
-        .keys()
-        .chain(live.keys())
-        .find(|key| want.get(*key) != live.get(*key))
-        .map_or_else(String::new, |key| format!(".{key}"));
-    Some(format!("data{differing}"))
-}
-
-/// Where `live` departs from `want`, as a field path (`spec.replicas: want 1, have 3`), or
-/// `None` when every field `want` sets has the same value in `live`. The API server adds
-/// defaults (`live` may hold more fields), drops empty values (an empty string, list or
-/// map, `false` or `0` in `want` matches an absent field) and writes quantities its own way
-/// (`0.5` is `500m`): none of that is drift.
-fn drift<T: Serialize>(want: &Option<T>, live: &Option<T>) -> Option<String> {
-    let (Ok(want), Ok(live)) = (serde_json::to_value(want), serde_json::to_value(live)) else {
-        return Some("spec: not comparable".to_owned());
-    };
-    first_difference(&want, &live, "spec").err()
-}
-
-fn first_difference(
-    want: &serde_json::Value,
-    have: &serde_json::Value,
-    path: &str,
-) -> Result<(), String> {
-    use serde_json::Value;
-    match (want, have) {
-        (Value::Object(want), Value::Object(have)) => want.iter().try_for_each(|(key, w)| {
-            let here = format!("{path}.{key}");
-            match have.get(key) {
-                Some(h) => first_difference(w, h, &here),
-                None if is_empty(w) => Ok(()),
-                None => Err(format!("{here}: missing")),
-            }
-        }),
-        (Value::Array(want), Value::Array(have)) if want.len() == have.len() => want
-            .iter()
-            .zip(have)
-            .enumerate()
-            .try_for_each(|(i, (w, h))| first_difference(w, h, &format!("{path}[{i}]"))),
-        (Value::Number(w), Value::Number(h)) if w.as_f64() == h.as_f64() => Ok(()),
-        (Value::String(w), Value::String(h)) if same_quantity(w, h) => Ok(()),
-        (w, Value::Null) if is_empty(w) => Ok(()),
-        _ if want == have => Ok(()),
-        _ => Err(format!(
-            "{path}: want {}, have {}",
-            brief(want),
-            brief(have)
-        )),
-    }
-}
-
-/// A value the API server leaves out when it is all a field holds.
-fn is_empty(value: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    match value {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.values().all(is_empty),
-    }
-}
-
-/// A value as a log line shows it: short (a pod template is not spelled out).
-fn brief(value: &serde_json::Value) -> String {
-    let mut text = value.to_string();
-    if text.len() > 80 {
-        let mut end = 77;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str("...");
-    }
-    text
-}
-
-/// Whether two strings are the same Kubernetes quantity written two ways (`1Gi` and
-/// `1073741824`, `0.5` and `500m`): the API server writes back its canonical form.
-fn same_quantity(a: &str, b: &str) -> bool {
-    match (quantity(a), quantity(b)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
-    }
-}
-
-/// A quantity's exact value in units of 10^-9 (the finest a quantity holds), `None` for
-/// anything that is not a quantity or does not fit.
-fn quantity(text: &str) -> Option<i128> {
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
-        .unwrap_or(text.len());
-    let (number, suffix) = text.split_at(split);
-    let (sign, number) = match number.strip_prefix('-') {
-        Some(rest) => (-1, rest),
-        None => (1, number.strip_prefix('+').unwrap_or(number)),
-    };
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if (whole.is_empty() && fraction.is_empty())
-        || !whole
-            .chars()
-            .chain(fraction.chars())
-            .all(|c| c.is_ascii_digit())
-    {
-        return None;
-    }
-    // value = digits * 10^(exp10 - fraction digits) * 2^exp2, in nano-units: exp10 + 9.
-    let digits: i128 = format!("{whole}{fraction}").parse().ok()?;
-    let (exp10, exp2): (i32, u32) = match suffix {
-        "" => (0, 0),
-        "n" => (-9, 0),
-        "u" => (-6, 0),
-        "m" => (-3, 0),
-        "k" => (3, 0),
-        "M" => (6, 0),
-        "G" => (9, 0),
-        "T" => (12, 0),
-        "P" => (15, 0),
-        "E" => (18, 0),
-        "Ki" => (0, 10),
-        "Mi" => (0, 20),
-        "Gi" => (0, 30),
-        "Ti" => (0, 40),
-        "Pi" => (0, 50),
-        "Ei" => (0, 60),
-        exponent => {
-            let e = exponent.strip_prefix(['e', 'E'])?;
-            (e.parse().ok()?, 0)
-        }
-    };
-    let scale = exp10 + 9 - i32::try_from(fraction.len()).ok()?;
-    let mut value = digits.checked_mul(1i128.checked_shl(exp2)?)?;
-    if scale >= 0 {
-        value = value.checked_mul(10i128.checked_pow(scale.unsigned_abs())?)?;
-    } else {
-        let divisor = 10i128.checked_pow(scale.unsigned_abs())?;
-        if value % divisor != 0 {
-            return None;
-        }
-        value /= divisor;
-    }
-    Some(sign * value)
 }
 
 /// The objects of the kinds the operator creates in `namespace`, as the stores hold them.
@@ -547,196 +209,5 @@ fn existing_object(kind: ManagedKind, meta: &ObjectMeta) -> ExistingObject {
         name: meta.name.clone().unwrap_or_default(),
         labels: meta.labels.clone().unwrap_or_default(),
         owner_references: meta.owner_references.clone().unwrap_or_default(),
-    }
-}
-
-async fn delete(client: &Client, object: &ExistingObject) -> Result<(), Error> {
-    async fn by_kind<K>(client: &Client, object: &ExistingObject) -> Result<(), kube::Error>
-    where
-        K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
-            + DeserializeOwned
-            + Clone
-            + Debug,
-    {
-        let api: Api<K> = Api::namespaced(client.clone(), &object.namespace);
-        match api.delete(&object.name, &DeleteParams::background()).await {
-            Ok(_) => Ok(()),
-            // Already gone: what we wanted.
-            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-    let result = match object.kind {
-        ManagedKind::Secret => by_kind::<Secret>(client, object).await,
-        ManagedKind::Service => by_kind::<Service>(client, object).await,
-        ManagedKind::StatefulSet => by_kind::<StatefulSet>(client, object).await,
-        ManagedKind::DaemonSet => by_kind::<DaemonSet>(client, object).await,
-        ManagedKind::Deployment => by_kind::<Deployment>(client, object).await,
-    };
-    result.map_err(Error::api(format!(
-        "deleting {} {}/{}",
-        object.kind, object.namespace, object.name
-    )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use k8s_openapi::ByteString;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-
-    fn secret(uid: &str, value: &str) -> DesiredObject {
-        DesiredObject::Secret(Secret {
-            metadata: ObjectMeta {
-                name: Some("a-config".to_owned()),
-                owner_references: Some(vec![OwnerReference {
-                    uid: uid.to_owned(),
-                    ..OwnerReference::default()
-                }]),
-                ..ObjectMeta::default()
-            },
-            string_data: Some([("k".to_owned(), value.to_owned())].into()),
-            ..Secret::default()
-        })
-    }
-
-    fn live_secret(version: &str, deleting: bool) -> Secret {
-        Secret {
-            metadata: ObjectMeta {
-                name: Some("a-config".to_owned()),
-                namespace: Some("ns".to_owned()),
-                resource_version: Some(version.to_owned()),
-                deletion_timestamp: deleting.then_some(
-                    k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
-                    ),
-                ),
-                ..ObjectMeta::default()
-            },
-            ..Secret::default()
-        }
-    }
-
-    #[test]
-    fn only_the_watch_event_of_the_operators_own_write_is_an_echo() {
-        let own = OwnWrites::default();
-        let left_at = |v: &str| own.set("Secret", "ns", "a-config", Some(Left::Version(v.into())));
-        // Never written: every change counts.
-        assert!(!own.is_echo(&live_secret("5", false), true));
-        // In flight: the event may come before the response.
-        own.set("Secret", "ns", "a-config", Some(Left::Writing));
-        assert!(own.is_echo(&live_secret("6", false), true));
-        left_at("6");
-        assert!(own.is_echo(&live_secret("6", false), true));
-        // Someone else's write after ours, a deletion in progress, a deletion.
-        assert!(!own.is_echo(&live_secret("7", false), true));
-        assert!(!own.is_echo(&live_secret("6", true), true));
-        assert!(!own.is_echo(&live_secret("6", false), false));
-        // A deleted object is forgotten: the same version seen again is no echo.
-        assert!(!own.is_echo(&live_secret("6", false), true));
-        // ... unless the operator was writing it (deleted to be recreated).
-        own.set("Secret", "ns", "a-config", Some(Left::Writing));
-        assert!(!own.is_echo(&live_secret("6", false), false));
-        assert!(own.is_echo(&live_secret("8", false), true));
-        left_at("6");
-        assert!(own.is_echo(&live_secret("6", false), true));
-        // Another kind of the same name.
-        let service = Service {
-            metadata: live_secret("6", false).metadata,
-            ..Service::default()
-        };
-        assert!(!own.is_echo(&service, true));
-        // Deleted by the operator: forgotten.
-        own.set("Secret", "ns", "a-config", None);
-        assert!(!own.is_echo(&live_secret("6", false), true));
-    }
-
-    #[test]
-    fn drift_is_a_field_we_set_holding_another_value() {
-        use serde_json::json;
-        let differs = |want: serde_json::Value, have: serde_json::Value| {
-            first_difference(&want, &have, "spec").err()
-        };
-        let want = json!({"replicas": 1, "template": {"spec": {"containers": [
-            {"name": "agent", "image": "grafana/agent:v0.44.8", "args": [], "resources": {"requests": {"cpu": "0.5", "memory": "1Gi"}}}
-        ]}}});
-        // Defaults added, empty values dropped, quantities rewritten: no drift.
-        let defaulted = json!({"replicas": 1, "revisionHistoryLimit": 10, "template": {"spec": {"containers": [
-            {"name": "agent", "image": "grafana/agent:v0.44.8", "imagePullPolicy": "IfNotPresent", "resources": {"requests": {"cpu": "500m", "memory": "1073741824"}}}
-        ], "restartPolicy": "Always"}}});
-        assert_eq!(differs(want.clone(), defaulted.clone()), None);
-        // Scaled by hand, another image, a container removed.
-        let mut scaled = defaulted.clone();
-        scaled["replicas"] = json!(3);
-        assert_eq!(
-            differs(want.clone(), scaled).as_deref(),
-            Some("spec.replicas: want 1, have 3")
-        );
-        let mut image = defaulted.clone();
-        image["template"]["spec"]["containers"][0]["image"] = json!("evil:latest");
-        assert_eq!(
-            differs(want.clone(), image).as_deref(),
-            Some(
-                r#"spec.template.spec.containers[0].image: want "grafana/agent:v0.44.8", have "evil:latest""#
-            )
-        );
-        let mut removed = defaulted;
-        removed["template"]["spec"]["containers"] = json!([]);
-        assert!(differs(want, removed).is_some());
-    }
-
-    #[test]
-    fn quantities_compare_by_value() {
-        assert!(same_quantity("0.5", "500m"));
-        assert!(same_quantity("1Gi", "1073741824"));
-        assert!(same_quantity("1e3", "1k"));
-        assert!(same_quantity("1.5Gi", "1536Mi"));
-        assert!(!same_quantity("1Gi", "1G"));
-        assert!(!same_quantity("100m", "1"));
-        assert!(!same_quantity("agent", "agent"), "not quantities");
-        assert_eq!(quantity("-2m"), Some(-2_000_000));
-        assert_eq!(quantity("1n"), Some(1));
-        assert_eq!(quantity("0.1n"), None, "finer than a quantity holds");
-        assert_eq!(quantity("9Ei9Ei"), None);
-    }
-
-    #[test]
-    fn a_generated_secret_drifts_when_a_value_differs_from_the_desired_one() {
-        let want = Secret {
-            data: Some([("agent.yml".to_owned(), ByteString(b"config".to_vec()))].into()),
-            ..Secret::default()
-        };
-        let mut live = want.clone();
-        crate::watches::digest_values(&mut live);
-        assert_eq!(secret_drift(&want, &live), None);
-        let mut edited = Secret {
-            data: Some(
-                [(
-                    "agent.yml".to_owned(),
-                    ByteString(b"edited by hand".to_vec()),
-                )]
-                .into(),
-            ),
-            ..Secret::default()
-        };
-        crate::watches::digest_values(&mut edited);
-        assert_eq!(
-            secret_drift(&want, &edited).as_deref(),
-            Some("data.agent.yml")
-        );
-        let mut added = live.clone();
-        added
-            .data
-            .get_or_insert_default()
-            .insert("extra".to_owned(), ByteString(Vec::new()));
-        assert_eq!(secret_drift(&want, &added).as_deref(), Some("data.extra"));
-    }
-
-    #[test]
-    fn the_hash_ignores_the_owner_uid_and_follows_the_content() {
-        let h = |uid, value| desired_hash(&secret(uid, value)).expect("hash");
-        assert_eq!(h("", "x"), h("0b0e-uid", "x"));
-        assert_ne!(h("", "x"), h("", "y"));
-        assert_eq!(h("", "x").len(), 32);
     }
 }

@@ -8,33 +8,30 @@
 //! per agent only while it refers to them; in the steady state discovery runs once.
 //!
 //! [`list_inputs`] takes the same snapshot without watches (for `agent-operator explain`):
-//! every kind listed once, Secrets and ConfigMaps metadata-only, then the same reads.
+//! every input kind of the watches' registry listed once and fed as its watch feeds it
+//! (`watches::list_inputs`), then the same reads.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::Debug;
 use std::ops::Deref;
 use std::sync::{Arc, PoisonError};
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::Resource;
-use kube::api::{Api, ListParams};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::Api;
 use render::Discovery;
-use render::assets::AssetSource;
-use render::input_ref::{InputRef, Kind};
-use render::store::{DataContent, Input, InputStore, InputView, KeyValues, WithContent};
-use serde::de::DeserializeOwned;
+use render::asset_key::{AssetSource, DataRef};
+use render::store::{DataContent, InputStore, InputView, KeyValues, WithContent};
 
+use crate::context::Context;
 use crate::error::Error;
-use crate::reconcile::Context;
+use crate::watches;
 
 /// The referenced values one agent holds: what was read of each Secret and ConfigMap (every
 /// key name, the wanted values) at some resourceVersion. Laid over the shared snapshot for
 /// each discovery ([`WithContent`]); it counts while that version is current.
 #[derive(Debug, Default)]
 pub(crate) struct Values {
-    held: HashMap<InputRef, Arc<DataContent>>,
+    held: HashMap<DataRef, Arc<DataContent>>,
 }
 
 /// Rounds of discovery before giving up on a stable set of values: each round can only add
@@ -63,72 +60,20 @@ pub(crate) async fn discover(
 /// Namespaces, Secrets and ConfigMaps (metadata-only) and get on the referenced Secrets and
 /// ConfigMaps.
 pub async fn list_inputs(client: &kube::Client) -> Result<InputStore, Error> {
-    let mut inputs = InputStore::new();
-    inputs.reset(list::<api::GrafanaAgent>(client).await?);
-    inputs.reset(list::<api::MetricsInstance>(client).await?);
-    inputs.reset(list::<api::LogsInstance>(client).await?);
-    inputs.reset(list::<api::PodLogs>(client).await?);
-    inputs.reset(list::<api::Integration>(client).await?);
-    inputs.reset(list::<api::ServiceMonitor>(client).await?);
-    inputs.reset(list::<api::PodMonitor>(client).await?);
-    inputs.reset(list::<api::Probe>(client).await?);
-    inputs.reset_namespaces(
-        list_metadata::<Namespace>(client)
-            .await?
-            .into_iter()
-            .map(|m| (m.name.unwrap_or_default(), m.labels.unwrap_or_default())),
-    );
-    let versions = |list: Vec<ObjectMeta>| {
-        list.into_iter().map(|m| {
-            (
-                (m.namespace.unwrap_or_default(), m.name.unwrap_or_default()),
-                m.resource_version,
-            )
-        })
-    };
-    inputs.reset_meta(
-        AssetSource::Secret,
-        versions(list_metadata::<Secret>(client).await?),
-    );
-    inputs.reset_meta(
-        AssetSource::ConfigMap,
-        versions(list_metadata::<ConfigMap>(client).await?),
-    );
+    let mut inputs = watches::list_inputs(client).await?;
     let agents: Vec<Arc<api::GrafanaAgent>> = inputs.agents().cloned().collect();
     for agent in &agents {
         let mut values = Values::default();
         let (_, missing) = discover_reading(client, || &inputs, agent, &mut values).await?;
         // What each agent's discovery read stays in `inputs` for the next agents.
         for object in missing {
-            inputs.delete(object.kind, &object.namespace, &object.name);
+            inputs.delete(object.source.kind(), &object.namespace, &object.name);
         }
         for (object, content) in values.held {
-            inputs.apply_read(source(object.kind), object.namespace, object.name, content);
+            inputs.apply_read(object.source, object.namespace, object.name, content);
         }
     }
     Ok(inputs)
-}
-
-async fn list<K>(client: &kube::Client) -> Result<Vec<Arc<K>>, Error>
-where
-    K: Input + Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
-{
-    let list = Api::<K>::all(client.clone())
-        .list(&ListParams::default())
-        .await
-        .map_err(Error::api(format!("listing {}s", K::KIND)))?;
-    Ok(list.items.into_iter().map(Arc::new).collect())
-}
-
-async fn list_metadata<K>(client: &kube::Client) -> Result<Vec<ObjectMeta>, Error>
-where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
-{
-    let list = Api::<K>::all(client.clone())
-        .list_metadata(&ListParams::default())
-        .await
-        .map_err(Error::api(format!("listing {}s (metadata)", K::kind(&()))))?;
-    Ok(list.items.into_iter().map(|o| o.metadata).collect())
 }
 
 /// Discovers `agent`'s hierarchy in the snapshot `inputs` gives, with `values` laid over it,
@@ -140,13 +85,13 @@ async fn discover_reading<S>(
     inputs: impl Fn() -> S,
     agent: &Arc<api::GrafanaAgent>,
     values: &mut Values,
-) -> Result<(Discovery, Vec<InputRef>), Error>
+) -> Result<(Discovery, Vec<DataRef>), Error>
 where
     S: Deref<Target = InputStore>,
 {
     // The objects read by this call: present (taken at the version read, which may be newer
     // than the watch's) or missing (whatever the watch still says).
-    let mut read_now: HashMap<InputRef, bool> = HashMap::new();
+    let mut read_now: HashMap<DataRef, bool> = HashMap::new();
     for _ in 0..MAX_ROUNDS {
         let discovery = {
             let snapshot = inputs();
@@ -157,19 +102,19 @@ where
             values.held.retain(|object, _| {
                 read_now.get(object) == Some(&true)
                     || snapshot
-                        .data_object(source(object.kind), &object.namespace, &object.name)
+                        .data_object(object.source, &object.namespace, &object.name)
                         .is_some()
             });
             let mut view = WithContent::new(&*snapshot);
             for (object, content) in &values.held {
                 let (namespace, name) = (&object.namespace, &object.name);
                 match read_now.get(object) {
-                    Some(_) => view.read(source(object.kind), namespace, name, content.clone()),
-                    None => view.lay(source(object.kind), namespace, name, content.clone()),
+                    Some(_) => view.read(object.source, namespace, name, content.clone()),
+                    None => view.lay(object.source, namespace, name, content.clone()),
                 }
             }
             for (object, _) in read_now.iter().filter(|(_, present)| !**present) {
-                view.missing(source(object.kind), &object.namespace, &object.name);
+                view.missing(object.source, &object.namespace, &object.name);
             }
             tokio::task::block_in_place(|| render::discover(agent, &view))
         };
@@ -177,7 +122,7 @@ where
             let references = &discovery.dependencies.references;
             values
                 .held
-                .retain(|object, _| references.contains_key(object));
+                .retain(|object, _| references.contains_key(&object.input_ref()));
             let missing = read_now
                 .into_iter()
                 .filter_map(|(object, present)| (!present).then_some(object))
@@ -220,24 +165,17 @@ where
     })
 }
 
-fn source(kind: Kind) -> AssetSource {
-    match kind {
-        Kind::ConfigMap => AssetSource::ConfigMap,
-        _ => AssetSource::Secret,
-    }
-}
-
 /// Reads one Secret or ConfigMap, keeping the values of `keys` only; `None` when it is
 /// missing.
 async fn read(
     client: &kube::Client,
-    object: &InputRef,
+    object: &DataRef,
     keys: &BTreeSet<String>,
 ) -> Result<Option<DataContent>, Error> {
     let action = || format!("reading {object}");
     let (namespace, name) = (&object.namespace, &object.name);
-    let read: Option<(Option<String>, KeyValues)> = match object.kind {
-        Kind::ConfigMap => Api::<ConfigMap>::namespaced(client.clone(), namespace)
+    let read: Option<(Option<String>, KeyValues)> = match object.source {
+        AssetSource::ConfigMap => Api::<ConfigMap>::namespaced(client.clone(), namespace)
             .get_opt(name)
             .await
             .map_err(Error::api(action()))?
@@ -257,7 +195,7 @@ async fn read(
                 );
                 (c.metadata.resource_version, data)
             }),
-        _ => Api::<Secret>::namespaced(client.clone(), namespace)
+        AssetSource::Secret => Api::<Secret>::namespaced(client.clone(), namespace)
             .get_opt(name)
             .await
             .map_err(Error::api(action()))?
@@ -276,4 +214,137 @@ async fn read(
         data.retain(|k, _| keys.contains(k));
         DataContent::new(version, key_names, data)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use kube::api::DeleteParams;
+    use render::asset_key::AssetSource;
+    use render::input_ref::Kind;
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::testing::{apply, context, eventually, install_crds};
+
+    const NS: &str = "monitoring";
+
+    /// An agent whose one MetricsInstance selects one ServiceMonitor that reads a password
+    /// from Secret `creds`; Secret `unrelated` and ConfigMap `unrelated` are referenced by
+    /// nothing.
+    async fn cluster() -> (testkube::TestKube, kube::Client) {
+        let kube = testkube::TestKube::start().await.expect("testkube");
+        let client = kube.client().expect("client");
+        install_crds(&client).await;
+        for object in [
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}),
+            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "GrafanaAgent",
+                   "metadata": {"name": "agent", "namespace": NS},
+                   "spec": {"metrics": {"instanceSelector": {"matchLabels": {"agent": "agent"}}}}}),
+            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+                   "metadata": {"name": "primary", "namespace": NS, "labels": {"agent": "agent"}},
+                   "spec": {"serviceMonitorSelector": {}}}),
+            json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+                   "metadata": {"name": "web", "namespace": NS},
+                   "spec": {"selector": {}, "endpoints": [{"port": "web", "basicAuth": {
+                       "username": {"name": "creds", "key": "user"},
+                       "password": {"name": "creds", "key": "pw"}}}]}}),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds", "namespace": NS},
+                   "stringData": {"user": "me", "pw": "secret", "other": "never read"}}),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "unrelated", "namespace": NS},
+                   "stringData": {"key": "value"}}),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unrelated", "namespace": NS},
+                   "data": {"key": "value"}}),
+        ] {
+            apply(&client, object).await;
+        }
+        (kube, client)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn list_inputs_lists_every_registry_kind_and_reads_only_referenced_values() {
+        let (_kube, client) = cluster().await;
+        let inputs = list_inputs(&client).await.expect("listed");
+        let agent = inputs.agents().next().expect("the agent").clone();
+        let d = render::discover(&agent, &inputs);
+        assert!(d.to_load.is_empty(), "every referenced value was read");
+        assert!(d.rejections.is_empty(), "{:?}", d.rejections);
+        assert_eq!(d.hierarchy.selected(Kind::MetricsInstance), Some(1));
+        assert_eq!(d.hierarchy.selected(Kind::ServiceMonitor), Some(1));
+        assert!(inputs.namespaces().contains_key(NS), "Namespaces listed");
+        let values = |source, name| {
+            let object = inputs.data_object(source, NS, name).expect("listed");
+            let content = object.current_content();
+            content.map(|c| c.values().keys().cloned().collect::<Vec<_>>())
+        };
+        // The referenced keys only, and no value of an object nothing references.
+        let referenced = vec!["pw".to_owned(), "user".to_owned()];
+        assert_eq!(values(AssetSource::Secret, "creds"), Some(referenced));
+        assert_eq!(values(AssetSource::Secret, "unrelated"), None);
+        assert_eq!(values(AssetSource::ConfigMap, "unrelated"), None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn values_are_read_once_held_while_referenced_and_dropped_after() {
+        let (kube, client) = cluster().await;
+        let (ctx, _) = context(client.clone()).await;
+        let agent = ctx.stores.agents.state().pop().expect("the agent");
+        let mut values = Values::default();
+        let reads = || kube.counters().get("get", "secrets");
+
+        let d = discover(&ctx, &agent, &mut values)
+            .await
+            .expect("discovered");
+        assert!(
+            d.to_load.is_empty() && d.rejections.is_empty(),
+            "{:?}",
+            d.rejections
+        );
+        let creds = DataRef::new(AssetSource::Secret, NS, "creds");
+        assert_eq!(values.held.keys().collect::<Vec<_>>(), [&creds]);
+        assert_eq!(reads(), 1);
+
+        // Held: the next discovery reads nothing.
+        discover(&ctx, &agent, &mut values)
+            .await
+            .expect("discovered");
+        assert_eq!(reads(), 1);
+
+        // The Secret changes: read again at its new version.
+        apply(
+            &client,
+            json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "creds", "namespace": NS}, "stringData": {"pw": "rotated"}}),
+        )
+        .await;
+        let version = |ctx: &Context| {
+            let inputs = ctx
+                .stores
+                .inputs
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            inputs
+                .data_object(AssetSource::Secret, NS, "creds")
+                .and_then(|o| o.resource_version().map(str::to_owned))
+        };
+        let before = values.held[&creds].resource_version().map(str::to_owned);
+        eventually("the watch sees the new version", || version(&ctx) != before).await;
+        discover(&ctx, &agent, &mut values)
+            .await
+            .expect("discovered");
+        assert_eq!(reads(), 2);
+
+        // No longer referenced: dropped.
+        Api::<api::ServiceMonitor>::namespaced(client.clone(), NS)
+            .delete("web", &DeleteParams::default())
+            .await
+            .expect("deleted");
+        eventually("the watch sees the deletion", || {
+            ctx.stores.service_monitors.state().is_empty()
+        })
+        .await;
+        discover(&ctx, &agent, &mut values)
+            .await
+            .expect("discovered");
+        assert!(values.held.is_empty(), "{:?}", values.held.keys());
+    }
 }

@@ -6,6 +6,10 @@
 //! reported instead of failing the whole update, and EndpointSlices are maintained beside the
 //! Endpoints (which are marked `skip-mirror`, so kube-controller-manager does not mirror them
 //! into a second, duplicate set of slices).
+//!
+//! The objects are written by the operator's one writer (`crate::writer`), as an agent's are:
+//! only when their content changed or someone else's edit made them drift, and failures carry
+//! the same error categories.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -21,19 +25,19 @@ use k8s_openapi::api::discovery::v1::{
     Endpoint, EndpointConditions, EndpointPort as SlicePort, EndpointSlice,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{DeleteParams, Patch};
-use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource};
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
-use serde::Serialize;
+use render::desired::{MANAGED_BY_LABEL, MANAGED_BY_VALUE};
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 
-use crate::apply;
 use crate::backoff::Backoff;
+use crate::error::Error;
 use crate::watches::watch_config;
+use crate::writer::{OwnWrites, Writer};
 
 const SLICE_MANAGER: &str = "agent-operator";
 /// The API server refuses EndpointSlices with more endpoints than this.
@@ -48,14 +52,6 @@ const PORTS: [(&str, i32); 3] = [
 pub enum KubeletError {
     #[error("invalid format for kubelet-service {0:?}, must be formatted as \"namespace/name\"")]
     Format(String),
-    #[error("kubelet controller: {verb} {kind} {namespace}/{name}: {source}")]
-    Write {
-        verb: &'static str,
-        kind: String,
-        namespace: String,
-        name: String,
-        source: kube::Error,
-    },
 }
 
 /// The `namespace/name` of the kubelet Service, Endpoints and EndpointSlices.
@@ -142,7 +138,7 @@ pub fn desired(target: &KubeletService, nodes: &[Arc<Node>]) -> Desired {
 
 fn labels() -> BTreeMap<String, String> {
     [
-        ("app.kubernetes.io/managed-by", "grafana-agent-operator"),
+        (MANAGED_BY_LABEL, MANAGED_BY_VALUE),
         ("app.kubernetes.io/name", "kubelet"),
         ("k8s-app", "kubelet"),
     ]
@@ -322,6 +318,8 @@ impl KubeletMetrics {
 /// Keeps the kubelet Service, Endpoints and EndpointSlices equal to the current Nodes.
 pub struct KubeletController {
     client: Client,
+    writer: Writer,
+    own_writes: OwnWrites,
     target: KubeletService,
     metrics: KubeletMetrics,
 }
@@ -336,7 +334,10 @@ struct Caches {
 
 impl KubeletController {
     pub fn new(client: Client, target: KubeletService, metrics: KubeletMetrics) -> Self {
+        let own_writes = OwnWrites::default();
         KubeletController {
+            writer: Writer::new(client.clone(), own_writes.clone()),
+            own_writes,
             client,
             target,
             metrics,
@@ -381,11 +382,15 @@ impl KubeletController {
             watch_config().labels(&slice_selector(target)),
         )
         .reflect(slices_writer);
+        // The watch events of the controller's own writes trigger nothing: an object that keeps
+        // drifting (a field another manager holds) is written once per real change, not in a
+        // loop of write, event, write.
+        let own = &self.own_writes;
         let mut events = stream::select_all([
-            watch_status(0, node_events),
-            watch_status(1, service_events),
-            watch_status(2, endpoints_events),
-            watch_status(3, slice_events),
+            watch_status(0, node_events, None),
+            watch_status(1, service_events, Some(own.clone())),
+            watch_status(2, endpoints_events, Some(own.clone())),
+            watch_status(3, slice_events, Some(own.clone())),
         ]);
         let caches = Caches {
             nodes,
@@ -438,7 +443,7 @@ impl KubeletController {
                 }
                 Err(e) => {
                     let delay = backoff.next_delay();
-                    warn!(error = %e, retry_in = ?delay, "kubelet controller update failed");
+                    warn!(error = %e, category = e.category().label(), retry_in = ?delay, "kubelet controller update failed");
                     Some(delay)
                 }
             };
@@ -446,19 +451,19 @@ impl KubeletController {
         info!(service = %target, "kubelet controller stopped");
     }
 
-    async fn update(&self, caches: &Caches, desired: &Desired) -> Result<(), KubeletError> {
-        let ns = &self.target.namespace;
-        apply_if_changed(&self.client, ns, &caches.services, &desired.service).await?;
-        apply_if_changed(&self.client, ns, &caches.endpoints, &desired.endpoints).await?;
+    async fn update(&self, caches: &Caches, desired: &Desired) -> Result<(), Error> {
+        let writer = &self.writer;
+        writer.write(&caches.services, &desired.service).await?;
+        writer.write(&caches.endpoints, &desired.endpoints).await?;
         for slice in &desired.slices {
-            apply_if_changed(&self.client, ns, &caches.slices, slice).await?;
+            writer.write(&caches.slices, slice).await?;
         }
         let wanted: BTreeSet<&str> = desired
             .slices
             .iter()
             .filter_map(|s| s.metadata.name.as_deref())
             .collect();
-        let api: Api<EndpointSlice> = Api::namespaced(self.client.clone(), ns);
+        let ns = &self.target.namespace;
         for stale in caches.slices.state() {
             let Some(name) = stale.metadata.name.as_deref() else {
                 continue;
@@ -467,19 +472,7 @@ impl KubeletController {
                 continue;
             }
             info!(namespace = %ns, %name, "deleting an EndpointSlice no node needs");
-            match api.delete(name, &DeleteParams::default()).await {
-                Ok(_) => {}
-                Err(kube::Error::Api(e)) if e.code == 404 => {}
-                Err(source) => {
-                    return Err(KubeletError::Write {
-                        verb: "deleting",
-                        kind: "EndpointSlice".to_owned(),
-                        namespace: ns.clone(),
-                        name: name.to_string(),
-                        source,
-                    });
-                }
-            }
+            writer.delete::<EndpointSlice>(ns, name).await?;
         }
         Ok(())
     }
@@ -491,27 +484,41 @@ struct WatchStatus {
     init_done: bool,
 }
 
-fn watch_status<K, S>(source: usize, events: S) -> stream::BoxStream<'static, WatchStatus>
+fn watch_status<K, S>(
+    source: usize,
+    events: S,
+    own_writes: Option<OwnWrites>,
+) -> stream::BoxStream<'static, WatchStatus>
 where
-    K: Resource + Send + 'static,
+    K: Resource<DynamicType = ()> + Send + 'static,
     S: futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
 {
     events
         .default_backoff()
-        .filter_map(move |event| async move {
-            match event {
-                Ok(watcher::Event::InitDone) => Some(WatchStatus {
-                    source,
-                    init_done: true,
-                }),
-                Ok(watcher::Event::Init | watcher::Event::InitApply(_)) => None,
-                Ok(_) => Some(WatchStatus {
-                    source,
-                    init_done: false,
-                }),
-                Err(e) => {
-                    warn!(error = %e, "kubelet controller watch failed; retrying");
-                    None
+        .filter_map(move |event| {
+            let echo = match (&event, &own_writes) {
+                (Ok(watcher::Event::Apply(object)), Some(own)) => own.is_echo(object, true),
+                (Ok(watcher::Event::Delete(object)), Some(own)) => own.is_echo(object, false),
+                _ => false,
+            };
+            async move {
+                if echo {
+                    return None;
+                }
+                match event {
+                    Ok(watcher::Event::InitDone) => Some(WatchStatus {
+                        source,
+                        init_done: true,
+                    }),
+                    Ok(watcher::Event::Init | watcher::Event::InitApply(_)) => None,
+                    Ok(_) => Some(WatchStatus {
+                        source,
+                        init_done: false,
+                    }),
+                    Err(e) => {
+                        warn!(error = %e, "kubelet controller watch failed; retrying");
+                        None
+                    }
                 }
             }
         })
@@ -526,43 +533,6 @@ fn record(synced: &mut [bool; 4], status: WatchStatus) {
 
 fn gauge_value(count: usize) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
-}
-
-/// Server-side applies `desired` (through the writer of every managed object, `apply`) unless
-/// the live object in `cache` was written from the same content.
-async fn apply_if_changed<K>(
-    client: &Client,
-    namespace: &str,
-    cache: &Store<K>,
-    desired: &K,
-) -> Result<(), KubeletError>
-where
-    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
-        + Clone
-        + Serialize
-        + serde::de::DeserializeOwned
-        + fmt::Debug,
-{
-    let name = desired.meta().name.clone().unwrap_or_default();
-    let failed = |source| KubeletError::Write {
-        verb: "applying",
-        kind: K::kind(&()).into_owned(),
-        namespace: namespace.to_string(),
-        name: name.clone(),
-        source,
-    };
-    let hash = apply::desired_hash(desired).map_err(|e| failed(kube::Error::SerdeError(e)))?;
-    let live = cache.get(&ObjectRef::new(&name).within(namespace));
-    if live.as_deref().and_then(apply::hash_of) == Some(hash.as_str()) {
-        return Ok(());
-    }
-    let object = apply::with_hash(desired.clone(), &hash);
-    debug!(kind = %K::kind(&()), namespace, %name, "applying");
-    let api: Api<K> = Api::namespaced(client.clone(), namespace);
-    api.patch(&name, &apply::apply_params(), &Patch::Apply(&object))
-        .await
-        .map(|_| ())
-        .map_err(failed)
 }
 
 #[cfg(test)]

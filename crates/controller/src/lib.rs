@@ -4,15 +4,25 @@
 //! This crate, the CLI and testkube are the only ones that depend on tokio and the kube client;
 //! everything it decides is computed by the pure `render` crate.
 //!
-//! * [`watches`]: reflector stores and trigger streams for every kind;
-//! * mappers: which agents an object change concerns, from `render::index::ReverseIndex`
-//!   (mappers never call the API);
-//! * [`reconcile`]: the pipeline snapshot ([`inputs`]) -> discover -> plan -> [`apply`] ->
-//!   [`status`] (and [`events`]);
-//! * [`metrics`]: the Prometheus metrics.
+//! The modules, from the bottom up (each uses only modules above it in this list; the
+//! `module_graph` test fails on a cycle):
+//! * leaves: [`error`], [`metrics`], `backoff`, [`logging`], `publisher` (writes Events);
+//! * [`watches`]: the registry of watched kinds, their reflector stores and trigger streams;
+//! * `writer`: the one writer of every managed object (server-side apply, drift repair, own
+//!   writes);
+//! * `context`: the handles every step shares;
+//! * the steps of a reconcile, each a function of the context: `inputs` (snapshot and
+//!   discover), `apply`, `status`, `events`;
+//! * `mappers`: which agents an object change concerns (from `render::index::ReverseIndex`;
+//!   mappers never call the API);
+//! * `reconcile`: the pipeline snapshot -> discover -> plan -> apply -> status -> events, and
+//!   what it keeps between reconciles;
+//! * [`kubelet`]: the kubelet Service controller (through the same writer); [`leader`],
+//!   [`http`], [`runtime`]: leader election, the HTTP endpoints, the process around them.
 
-pub mod apply;
+pub(crate) mod apply;
 mod backoff;
+mod context;
 pub mod error;
 mod events;
 pub mod http;
@@ -22,10 +32,12 @@ pub mod leader;
 pub mod logging;
 mod mappers;
 pub mod metrics;
+mod publisher;
 mod reconcile;
 pub mod runtime;
-pub mod status;
+pub(crate) mod status;
 mod watches;
+mod writer;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -41,16 +53,17 @@ use kube::runtime::events::Reporter;
 use kube::runtime::reflector::ObjectRef;
 use render::desired::PlanOptions;
 use render::index::ReverseIndex;
-use tracing::Instrument;
 
 pub use error::{ConnectError, Connection, Error, connect};
 pub use inputs::list_inputs;
 pub use metrics::Metrics;
 pub use watches::Readiness;
 
+use context::Context;
 use mappers::Mappers;
-use reconcile::{AgentStates, Context};
+use reconcile::Reconciler;
 use watches::{Stores, Triggers};
+use writer::{OwnWrites, Writer};
 
 /// Operator-wide settings (the `run` flags).
 #[derive(Debug, Clone)]
@@ -95,8 +108,7 @@ pub struct Operator {
     readiness: Readiness,
     relists: watches::Relisted,
     index: Arc<RwLock<ReverseIndex>>,
-    states: AgentStates,
-    own_writes: apply::OwnWrites,
+    own_writes: OwnWrites,
 }
 
 impl Operator {
@@ -117,8 +129,7 @@ impl Operator {
             readiness,
             relists,
             index: Arc::default(),
-            states: AgentStates::default(),
-            own_writes: apply::OwnWrites::default(),
+            own_writes: OwnWrites::default(),
         }
     }
 
@@ -144,35 +155,36 @@ impl Operator {
             readiness,
             relists,
             index,
-            states,
             own_writes,
         } = self;
         let reporter = Reporter {
             controller: "agent-operator".to_owned(),
             instance: config.instance.clone(),
         };
-        let ctx = Arc::new(Context {
+        let ctx = Context {
             client: client.clone(),
-            plan_options: PlanOptions {
-                labels: config.labels.clone(),
-                operator_version: config.operator_version.clone(),
-                runtime: config.runtime,
-            },
             metrics: metrics.clone(),
             stores: stores.clone(),
-            index: index.clone(),
-            recorder: events::Publisher::new(client, reporter, config.namespace.clone()),
-            states: states.clone(),
-            failures: Default::default(),
-            periodic: config.periodic_requeue,
+            writer: Writer::new(client.clone(), own_writes.clone()),
+            publisher: publisher::Publisher::new(client, reporter, config.namespace.clone()),
+        };
+        let plan_options = PlanOptions {
+            labels: config.labels.clone(),
+            operator_version: config.operator_version.clone(),
+            runtime: config.runtime,
+        };
+        let cleanup = status::Cleanup::new(status::Sweep::new(
+            config.namespace.as_deref(),
+            config.agent_selector.as_deref(),
+        ));
+        let reconciler = Arc::new(Reconciler::new(
+            ctx,
+            plan_options,
+            config.periodic_requeue,
             readiness,
-            sweep: status::Sweep::new(
-                config.namespace.as_deref(),
-                config.agent_selector.as_deref(),
-            ),
-            own_writes: own_writes.clone(),
-            rescan_entries: Default::default(),
-        });
+            index.clone(),
+            cleanup,
+        ));
 
         // Every watch, each with its mapper (the registry of watched kinds, `watches.rs`).
         let mappers = Arc::new(Mappers {
@@ -202,21 +214,14 @@ impl Operator {
         // it selected are removed. Only a real departure counts (see `watches::Departures`):
         // during the first list every agent is missing from the store.
         let forgetting = {
-            let ctx = ctx.clone();
+            let reconciler = reconciler.clone();
             let mappers = mappers.clone();
             agents_gone.for_each(move |key| {
                 for other in mappers.sharing_names(&key) {
                     let _ = sharing.unbounded_send(other);
                 }
-                reconcile::forget(&key, &ctx.index, &ctx.states, &ctx.metrics);
-                let agent =
-                    api::status::agent_key(key.namespace.as_deref().unwrap_or_default(), &key.name);
-                let ctx = ctx.clone();
-                async move {
-                    status::remove_entries(&ctx, &agent)
-                        .instrument(tracing::info_span!("forget", agent))
-                        .await;
-                }
+                let reconciler = reconciler.clone();
+                async move { reconciler.forget(&key).await }
             })
         };
 
@@ -224,7 +229,7 @@ impl Operator {
             .reconcile_all_on(relists)
             .reconcile_on(sharing_names)
             .graceful_shutdown_on(shutdown)
-            .run(reconcile::reconcile, reconcile::error_policy, ctx)
+            .run(reconcile::reconcile, reconcile::error_policy, reconciler)
             .for_each(|outcome| async move {
                 match outcome {
                     Ok((agent, _)) => tracing::debug!(agent = %agent, "reconciled"),

@@ -14,16 +14,16 @@ use render::index::{Change, ReverseIndex};
 use render::input_ref::{InputRef, Kind};
 use render::store::InputStore;
 
-use crate::apply;
 use crate::metrics::Metrics;
-use crate::watches::Role;
+use crate::watches::{MapperFactory, Role};
+use crate::writer::OwnWrites;
 
 /// The functions that turn a watched object's change into the agents to reconcile.
 pub(crate) struct Mappers {
     pub index: Arc<RwLock<ReverseIndex>>,
     pub namespaces: Store<PartialObjectMeta<Namespace>>,
     pub metrics: Metrics,
-    pub own_writes: apply::OwnWrites,
+    pub own_writes: OwnWrites,
 }
 
 type Agents = Vec<ObjectRef<GrafanaAgent>>;
@@ -54,30 +54,6 @@ impl Mappers {
             .into_iter()
             .map(|agent| ObjectRef::new(&agent.name).within(&agent.namespace))
             .collect()
-    }
-
-    /// The mapper of a watched kind, by its role in the registry (`watches::watched_kinds!`):
-    /// an input maps to the agents whose hierarchy holds, references or selects the object (a
-    /// deleted object arrives with its last labels; a Namespace maps to the agents with
-    /// members in it or selecting by its labels), a generated object to its controlling agent
-    /// unless the change is the operator's own write.
-    pub(crate) fn mapper<K>(
-        self: &Arc<Self>,
-        role: Role,
-        store: Store<K>,
-    ) -> impl Fn(K) -> Agents + Send + Sync + 'static
-    where
-        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
-    {
-        let this = self.clone();
-        move |object: K| {
-            let (kind, agents) = match role {
-                Role::Input(kind) => (kind.as_str().into(), this.selecting(kind, &object)),
-                Role::Generated => (K::kind(&()), this.owned(&store, &object)),
-            };
-            this.metrics.triggered_by(&kind, agents.len());
-            agents
-        }
     }
 
     /// The other agents of `agent`'s namespace whose generated names may collide with its
@@ -124,6 +100,28 @@ impl Mappers {
             Vec::new()
         } else {
             controlling_agent(object).into_iter().collect()
+        }
+    }
+}
+
+impl MapperFactory for Arc<Mappers> {
+    /// The mapper of a watched kind, by its role in the registry (`watches::watched_kinds!`):
+    /// an input maps to the agents whose hierarchy holds, references or selects the object (a
+    /// deleted object arrives with its last labels; a Namespace maps to the agents with
+    /// members in it or selecting by its labels), a generated object to its controlling agent
+    /// unless the change is the operator's own write.
+    fn mapper<K>(&self, role: Role, store: Store<K>) -> impl Fn(K) -> Agents + Send + Sync + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+    {
+        let this = self.clone();
+        move |object: K| {
+            let (kind, agents) = match role {
+                Role::Input(kind) => (kind.as_str().into(), this.selecting(kind, &object)),
+                Role::Generated => (K::kind(&()), this.owned(&store, &object)),
+            };
+            this.metrics.triggered_by(&kind, agents.len());
+            agents
         }
     }
 }
@@ -210,7 +208,7 @@ spec:
             index: Arc::new(RwLock::new(index)),
             namespaces,
             metrics: Metrics::new(&mut Registry::default()),
-            own_writes: apply::OwnWrites::default(),
+            own_writes: OwnWrites::default(),
         })
     }
 

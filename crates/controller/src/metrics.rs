@@ -13,6 +13,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
+use render::input_ref::Kind;
 
 /// The only controller this crate runs (the kubelet controller labels its own metrics).
 pub const CONTROLLER: &str = "grafanaagent";
@@ -255,15 +256,15 @@ impl Metrics {
 
     /// Records `agent`'s counts of selected and rejected objects, `(kind, state) -> count`,
     /// replacing what it had; `None` forgets the agent.
-    pub(crate) fn set_managed(&self, agent: &str, counts: Option<HashMap<(String, String), i64>>) {
+    pub(crate) fn set_managed(&self, agent: &str, counts: Option<HashMap<(Kind, Selection), i64>>) {
         let mut by_agent = self
             .managed_by_agent
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let labels = |(resource, state): (String, String)| ManagedLabels {
+        let labels = |(kind, state): (Kind, Selection)| ManagedLabels {
             controller: CONTROLLER.to_owned(),
-            resource,
-            state,
+            resource: kind.as_str().to_owned(),
+            state: state.as_str().to_owned(),
         };
         match counts {
             Some(c) => {
@@ -286,6 +287,24 @@ impl Metrics {
         self.managed_resources.clear();
         for (k, v) in totals {
             self.managed_resources.get_or_create(&k).set(v);
+        }
+    }
+}
+
+/// The `state` label of `agent_operator_managed_resources`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Selection {
+    /// Selected by an agent's selectors.
+    Selected,
+    /// Rejected by discovery or rendering.
+    Rejected,
+}
+
+impl Selection {
+    fn as_str(self) -> &'static str {
+        match self {
+            Selection::Selected => "selected",
+            Selection::Rejected => "rejected",
         }
     }
 }

@@ -1,12 +1,15 @@
 //! One reconcile of one GrafanaAgent, as a short named pipeline:
 //! snapshot -> discover -> plan -> apply -> status (then events).
+//!
+//! The top of the controller's flow: [`Reconciler`] holds what outlives one reconcile (the
+//! per-agent state, the reverse index, the settings) and calls each step (`inputs`, `apply`,
+//! `status`, `events`) with the shared [`Context`] and its own part of that state.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use api::GrafanaAgent;
-use kube::Client;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
 use render::desired::PlanOptions;
@@ -16,14 +19,15 @@ use render::plan::{MetricsConfig, plan_with_metrics};
 use render::render_cache::MetricsConfigCache;
 use tracing::Instrument;
 
-use crate::apply::{self, Applied};
+use crate::apply;
 use crate::backoff::Backoff;
+use crate::context::Context;
 use crate::error::Error;
 use crate::events::{self, Announced};
 use crate::inputs::{self, Values};
-use crate::metrics::Metrics;
-use crate::status;
-use crate::watches::{Readiness, Stores};
+use crate::metrics::Selection;
+use crate::status::{self, Cleanup, StaleEntries};
+use crate::watches::{self, Readiness};
 
 /// When to look again at an agent that arrived before every watch had listed.
 const NOT_READY_RETRY: Duration = Duration::from_secs(1);
@@ -38,43 +42,56 @@ const MIN_RECONCILE_SPACING: Duration = Duration::from_millis(250);
 
 /// What the controller keeps per agent between reconciles.
 #[derive(Default)]
-pub(crate) struct AgentState {
+struct AgentState {
     values: Values,
     metrics_config: MetricsConfigCache,
     announced: Announced,
-    stale_entries: status::StaleEntries,
+    stale_entries: StaleEntries,
     /// When the last reconcile started (see [`MIN_RECONCILE_SPACING`]).
     last_started: Option<Instant>,
 }
 
-pub(crate) type AgentStates =
-    Arc<Mutex<HashMap<ObjectRef<GrafanaAgent>, Arc<tokio::sync::Mutex<AgentState>>>>>;
+type AgentStates = Mutex<HashMap<ObjectRef<GrafanaAgent>, Arc<tokio::sync::Mutex<AgentState>>>>;
 
-/// Everything a reconcile reads or writes besides the agent.
-pub(crate) struct Context {
-    pub client: Client,
-    pub plan_options: PlanOptions,
-    pub metrics: Metrics,
-    pub stores: Stores,
-    pub index: Arc<RwLock<ReverseIndex>>,
-    pub recorder: events::Publisher,
-    pub states: AgentStates,
-    /// The retry backoff of each agent whose last reconcile failed transiently.
-    pub failures: Mutex<HashMap<ObjectRef<GrafanaAgent>, Backoff>>,
+/// Everything a reconcile reads or writes besides the agent: the steps' shared [`Context`],
+/// and what the pipeline keeps between reconciles.
+pub(crate) struct Reconciler {
+    ctx: Context,
+    plan_options: PlanOptions,
     /// How often an agent is reconciled when nothing triggers it (guards against missed events).
-    pub periodic: Duration,
+    periodic: Duration,
     /// Whether every watch has listed once.
-    pub readiness: Readiness,
-    /// Whose entries in instances' status a reconcile may remove when their agent is gone.
-    pub sweep: status::Sweep,
-    /// A removal of status entries failed: the next reconcile scans every object for stale
-    /// entries (see [`status::StaleEntries`]).
-    pub rescan_entries: std::sync::atomic::AtomicBool,
-    /// What the operator's own writes left, so that their watch events trigger nothing.
-    pub own_writes: apply::OwnWrites,
+    readiness: Readiness,
+    /// What each agent's latest discovery depended on (shared with the mappers).
+    index: Arc<RwLock<ReverseIndex>>,
+    /// Whose status entries may be removed, and whether a removal failed.
+    cleanup: Cleanup,
+    states: AgentStates,
+    /// The retry backoff of each agent whose last reconcile failed transiently.
+    failures: Mutex<HashMap<ObjectRef<GrafanaAgent>, Backoff>>,
 }
 
-impl Context {
+impl Reconciler {
+    pub(crate) fn new(
+        ctx: Context,
+        plan_options: PlanOptions,
+        periodic: Duration,
+        readiness: Readiness,
+        index: Arc<RwLock<ReverseIndex>>,
+        cleanup: Cleanup,
+    ) -> Reconciler {
+        Reconciler {
+            ctx,
+            plan_options,
+            periodic,
+            readiness,
+            index,
+            cleanup,
+            states: Mutex::default(),
+            failures: Mutex::default(),
+        }
+    }
+
     fn state(&self, agent: &ObjectRef<GrafanaAgent>) -> Arc<tokio::sync::Mutex<AgentState>> {
         self.states
             .lock()
@@ -83,32 +100,43 @@ impl Context {
             .or_default()
             .clone()
     }
-}
 
-/// Forgets what the controller kept for a deleted (or no longer selected) agent.
-pub(crate) fn forget(
-    agent: &ObjectRef<GrafanaAgent>,
-    index: &RwLock<ReverseIndex>,
-    states: &AgentStates,
-    metrics: &Metrics,
-) {
-    index
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .forget(&input_ref(agent));
-    states
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .remove(agent);
-    metrics.set_managed(&agent.to_string(), None);
+    /// Forgets what the controller kept for a deleted (or no longer selected) agent, and
+    /// removes its entries from the status of the objects that may hold them: those the
+    /// reverse index had recorded for it (with those it dropped), or every object when that
+    /// is not known ([`StaleEntries::of_deleted_agent`]).
+    pub(crate) async fn forget(&self, agent: &ObjectRef<GrafanaAgent>) {
+        let recorded = self
+            .index
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .forget(&input_ref(agent));
+        let state = self
+            .states
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(agent);
+        self.ctx.metrics.set_managed(&agent.to_string(), None);
+        let objects = match state {
+            // A reconcile in flight finishes first; what it wrote is then removed too.
+            Some(state) => state.lock().await.stale_entries.of_deleted_agent(recorded),
+            None => None,
+        };
+        let key =
+            api::status::agent_key(agent.namespace.as_deref().unwrap_or_default(), &agent.name);
+        status::remove_entries(&self.ctx, &self.cleanup, &key, objects)
+            .instrument(tracing::info_span!("forget", agent = key))
+            .await;
+    }
 }
 
 pub(crate) async fn reconcile(
     agent: Arc<GrafanaAgent>,
-    ctx: Arc<Context>,
+    reconciler: Arc<Reconciler>,
 ) -> Result<Action, Error> {
+    let r = reconciler.as_ref();
     let key = ObjectRef::from_obj(agent.as_ref());
-    if !ctx.readiness.is_ready() {
+    if !r.readiness.is_ready() {
         // The agents' watch has listed but others have not: on this partial view, referenced
         // Secrets would be reported missing (Warning Events for a moment), configs written
         // without the monitors not listed yet, and live objects not seen yet recreated. The
@@ -121,7 +149,7 @@ pub(crate) async fn reconcile(
         tracing::debug!(agent = %key, "paused");
         return Ok(Action::await_change());
     }
-    let state = ctx.state(&key);
+    let state = r.state(&key);
     let mut state = state.lock().await;
     if let Some(wait) = state
         .last_started
@@ -133,21 +161,20 @@ pub(crate) async fn reconcile(
     }
     let started = Instant::now();
     state.last_started = Some(started);
-    ctx.metrics.reconcile_started();
+    let metrics = &r.ctx.metrics;
+    metrics.reconcile_started();
     let span = tracing::info_span!("reconcile", agent = %key);
-    let result = pipeline(&agent, &key, &ctx, &mut state)
-        .instrument(span)
-        .await;
+    let result = pipeline(&agent, &key, r, &mut state).instrument(span).await;
     return_freed_memory();
-    ctx.metrics.reconcile_took(started.elapsed().as_secs_f64());
+    metrics.reconcile_took(started.elapsed().as_secs_f64());
     match &result {
         Ok(_) => {
-            ctx.failures
+            r.failures
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&key);
         }
-        Err(e) => ctx.metrics.reconcile_failed(e.category()),
+        Err(e) => metrics.reconcile_failed(e.category()),
     }
     result
 }
@@ -156,14 +183,15 @@ pub(crate) async fn reconcile(
 async fn pipeline(
     agent: &Arc<GrafanaAgent>,
     key: &ObjectRef<GrafanaAgent>,
-    ctx: &Context,
+    r: &Reconciler,
     state: &mut AgentState,
 ) -> Result<Action, Error> {
+    let ctx = &r.ctx;
     // snapshot + discover
     let discovery = inputs::discover(ctx, agent, &mut state.values)
         .instrument(tracing::debug_span!("discover"))
         .await?;
-    let dropped = ctx
+    let dropped = r
         .index
         .write()
         .unwrap_or_else(PoisonError::into_inner)
@@ -175,7 +203,7 @@ async fn pipeline(
         tokio::task::block_in_place(|| {
             plan_with_metrics(
                 &discovery,
-                &ctx.plan_options,
+                &r.plan_options,
                 MetricsConfig::Cache(&mut state.metrics_config),
             )
         })
@@ -184,39 +212,34 @@ async fn pipeline(
         .set_managed(&key.to_string(), Some(managed_counts(&discovery, &plan)));
 
     // apply
-    let (applied, apply_error) = match apply::apply(ctx, &discovery.hierarchy, &plan.objects)
+    let applied = apply::apply(ctx, &discovery.hierarchy, &plan.objects)
         .instrument(tracing::debug_span!("apply"))
-        .await
-    {
-        Ok(mut applied) => {
-            let refused = Error::refused(std::mem::take(&mut applied.refused));
-            (applied, refused)
-        }
-        Err(e) => (Applied::default(), Some(e)),
-    };
-    if !applied.is_empty() {
-        tracing::info!(agent = %key, written = ?applied.written, deleted = ?applied.deleted, "applied");
+        .await;
+    let written: Vec<String> = applied.written().map(ToString::to_string).collect();
+    if !written.is_empty() || !applied.deleted.is_empty() {
+        let deleted: Vec<String> = applied.deleted.iter().map(ToString::to_string).collect();
+        tracing::info!(agent = %key, ?written, ?deleted, "applied");
     }
 
     // status
     match status::write(
         ctx,
+        &r.cleanup,
         agent,
-        &plan,
-        apply_error.as_ref(),
+        &plan.status,
+        &applied,
         &mut state.stale_entries,
     )
     .instrument(tracing::debug_span!("status"))
     .await
     {
         Ok(_) => {}
-        Err(e) if apply_error.is_none() => return Err(e),
+        Err(e) if applied.failure.is_none() => return Err(e),
         Err(e) => tracing::warn!(agent = %key, error = %e, "status not written"),
     }
 
     let outcome = events::Outcome {
         applied: &applied,
-        error: apply_error.as_ref(),
         rejections: &plan.rejections,
         warnings: &plan.warnings,
     };
@@ -224,9 +247,9 @@ async fn pipeline(
         .instrument(tracing::debug_span!("events"))
         .await;
 
-    match apply_error {
-        Some(e) => Err(e),
-        None => Ok(Action::requeue(ctx.periodic)),
+    match applied.failure {
+        Some(failure) => Err(failure.into_error()),
+        None => Ok(Action::requeue(r.periodic)),
     }
 }
 
@@ -243,7 +266,7 @@ fn return_freed_memory() {
 }
 
 /// The index's name for an agent.
-pub(crate) fn input_ref(agent: &ObjectRef<GrafanaAgent>) -> InputRef {
+fn input_ref(agent: &ObjectRef<GrafanaAgent>) -> InputRef {
     InputRef::new(
         Kind::GrafanaAgent,
         agent.namespace.clone().unwrap_or_default(),
@@ -251,58 +274,41 @@ pub(crate) fn input_ref(agent: &ObjectRef<GrafanaAgent>) -> InputRef {
     )
 }
 
-/// `(kind, state) -> count` of the input objects `discovery` selected and `plan` rejected.
+/// `(kind, selected or rejected) -> count` of the input objects `discovery` selected and
+/// `plan` rejected: every input kind of the watches' registry that selectors pick.
 fn managed_counts(
     discovery: &render::Discovery,
     plan: &render::Plan,
-) -> HashMap<(String, String), i64> {
-    let h = &discovery.hierarchy;
-    let mut counts: HashMap<(String, String), i64> = HashMap::new();
-    let mut add = |kind: &str, state: &str, n: usize| {
-        *counts
-            .entry((kind.to_owned(), state.to_owned()))
-            .or_default() += i64::try_from(n).unwrap_or(i64::MAX);
-    };
-    add("MetricsInstance", "selected", h.metrics.len());
-    add("LogsInstance", "selected", h.logs.len());
-    add("Integration", "selected", h.integrations.len());
-    add(
-        "ServiceMonitor",
-        "selected",
-        h.metrics.iter().map(|m| m.service_monitors.len()).sum(),
-    );
-    add(
-        "PodMonitor",
-        "selected",
-        h.metrics.iter().map(|m| m.pod_monitors.len()).sum(),
-    );
-    add(
-        "Probe",
-        "selected",
-        h.metrics.iter().map(|m| m.probes.len()).sum(),
-    );
-    add(
-        "PodLogs",
-        "selected",
-        h.logs.iter().map(|l| l.pod_logs.len()).sum(),
-    );
-    let rejected: std::collections::BTreeSet<_> =
-        plan.rejections.iter().map(|r| &r.object).collect();
+) -> HashMap<(Kind, Selection), i64> {
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut counts: HashMap<(Kind, Selection), i64> = watches::input_kinds()
+        .filter_map(|kind| {
+            let selected = discovery.hierarchy.selected(kind)?;
+            Some(((kind, Selection::Selected), count(selected)))
+        })
+        .collect();
+    let rejected: BTreeSet<&InputRef> = plan.rejections.iter().map(|r| &r.object).collect();
     for object in rejected {
-        add(object.kind.as_str(), "rejected", 1);
+        *counts
+            .entry((object.kind, Selection::Rejected))
+            .or_default() += 1;
     }
     counts
 }
 
 /// Transient errors retry with a growing backoff; others wait for a change (or the periodic
 /// requeue). Either way the error is logged with the agent it concerns.
-pub(crate) fn error_policy(agent: Arc<GrafanaAgent>, error: &Error, ctx: Arc<Context>) -> Action {
+pub(crate) fn error_policy(
+    agent: Arc<GrafanaAgent>,
+    error: &Error,
+    reconciler: Arc<Reconciler>,
+) -> Action {
     let key = ObjectRef::from_obj(agent.as_ref());
     if !error.is_transient() {
         tracing::error!(agent = %key, error = %error, "reconcile failed; waiting for a change");
-        return Action::requeue(ctx.periodic);
+        return Action::requeue(reconciler.periodic);
     }
-    let delay = ctx
+    let delay = reconciler
         .failures
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -311,4 +317,218 @@ pub(crate) fn error_policy(agent: Arc<GrafanaAgent>, error: &Error, ctx: Arc<Con
         .next_delay();
     tracing::warn!(agent = %key, error = %error, retry_in = ?delay, "reconcile failed; retrying");
     Action::requeue(delay)
+}
+
+#[cfg(test)]
+mod tests {
+    use api::MetricsInstance;
+    use kube::api::{Api, Patch, PatchParams};
+    use render::status::SharedStatus;
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::testing::{apply, context, eventually, install_crds};
+    use crate::status::{Sweep, entry_manager};
+
+    const NS: &str = "monitoring";
+
+    const INPUTS: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: monitoring}
+spec:
+  metrics: {instanceSelector: {matchLabels: {agent: agent}}}
+  logs: {instanceSelector: {matchLabels: {agent: agent}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: monitoring, labels: {agent: agent}}
+spec: {serviceMonitorSelector: {}, podMonitorSelector: {}, probeSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: logs, namespace: monitoring, labels: {agent: agent}}
+spec: {podLogsSelector: {}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: monitoring}
+spec: {selector: {}, endpoints: [{port: web}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: broken, namespace: monitoring}
+spec:
+  selector: {}
+  endpoints: [{port: web, relabelings: [{regex: "(", action: replace, targetLabel: x}]}]
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {name: pods, namespace: monitoring}
+spec: {selector: {}}
+"#;
+
+    #[test]
+    fn managed_counts_cover_every_kind_the_registry_watches_that_selectors_pick() {
+        let mut loader = render::manifest::Loader::new();
+        loader.add_source("inputs.yaml", INPUTS);
+        let loaded = loader.finish();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let agent = loaded.store.agents().next().expect("the agent");
+        let discovery = render::discover(agent, &loaded.store);
+        let plan = render::plan::plan(&discovery, &PlanOptions::default());
+        let counts = managed_counts(&discovery, &plan);
+        let selected = |kind| counts.get(&(kind, Selection::Selected)).copied();
+        for kind in watches::input_kinds() {
+            assert_eq!(
+                selected(kind).is_some(),
+                discovery.hierarchy.selected(kind).is_some(),
+                "{kind}"
+            );
+        }
+        assert_eq!(selected(Kind::ServiceMonitor), Some(2));
+        assert_eq!(selected(Kind::PodLogs), Some(1));
+        assert_eq!(selected(Kind::Probe), Some(0), "zero is a count too");
+        assert_eq!(selected(Kind::Secret), None);
+        assert_eq!(
+            counts.get(&(Kind::ServiceMonitor, Selection::Rejected)),
+            Some(&1)
+        );
+    }
+
+    /// Agent `agent` selects MetricsInstance `primary`; `other` is selected by nothing but
+    /// holds an entry of `agent` that no reconcile of this process wrote.
+    async fn reconciled_agent() -> (testkube::TestKube, Arc<Reconciler>, Api<MetricsInstance>) {
+        let kube = testkube::TestKube::start().await.expect("testkube");
+        let client = kube.client().expect("client");
+        install_crds(&client).await;
+        for object in [
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}),
+            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "GrafanaAgent",
+                   "metadata": {"name": "agent", "namespace": NS},
+                   "spec": {"metrics": {"instanceSelector": {"matchLabels": {"agent": "agent"}}}}}),
+            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+                   "metadata": {"name": "primary", "namespace": NS, "labels": {"agent": "agent"}},
+                   "spec": {}}),
+            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+                   "metadata": {"name": "other", "namespace": NS}, "spec": {}}),
+        ] {
+            apply(&client, object).await;
+        }
+        let instances: Api<MetricsInstance> = Api::namespaced(client.clone(), NS);
+        let entry = json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+            "metadata": {"name": "other", "namespace": NS},
+            "status": {"agents": [{"agent": "monitoring/agent", "serviceMonitors": 0}]}});
+        instances
+            .patch_status(
+                "other",
+                &PatchParams::apply(&entry_manager("monitoring/agent")).force(),
+                &Patch::Apply(&entry),
+            )
+            .await
+            .expect("an entry written by an earlier process");
+        let (ctx, readiness) = context(client).await;
+        let reconciler = Arc::new(Reconciler::new(
+            ctx,
+            PlanOptions::default(),
+            Duration::from_secs(3600),
+            readiness,
+            Arc::default(),
+            Cleanup::new(Sweep::new(None, None)),
+        ));
+        (kube, reconciler, instances)
+    }
+
+    fn entries(reconciler: &Reconciler, name: &str) -> Vec<String> {
+        let key = ObjectRef::new(name).within(NS);
+        let live = reconciler.ctx.stores.metrics_instances.get(&key);
+        live.map(|o| o.entries().iter().map(|e| e.agent.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn agent_ref() -> ObjectRef<GrafanaAgent> {
+        ObjectRef::new("agent").within(NS)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_deleted_agent_loses_its_entries_in_the_objects_the_index_recorded() {
+        let (_kube, reconciler, _) = reconciled_agent().await;
+        let agent = reconciler
+            .ctx
+            .stores
+            .agents
+            .get(&agent_ref())
+            .expect("the agent");
+        reconcile(agent, reconciler.clone())
+            .await
+            .expect("reconciled");
+        // The first reconcile scanned every object: `other`'s stale entry went too.
+        eventually("primary holds the agent's entry; other none", || {
+            entries(&reconciler, "primary") == ["monitoring/agent"]
+                && entries(&reconciler, "other").is_empty()
+        })
+        .await;
+
+        reconciler.forget(&agent_ref()).await;
+        eventually("primary's entry removed", || {
+            entries(&reconciler, "primary").is_empty()
+        })
+        .await;
+        assert!(reconciler.index.read().unwrap().agents().next().is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_recorded_objects_are_touched_once_the_agent_has_scanned() {
+        let (_kube, reconciler, instances) = reconciled_agent().await;
+        let agent = reconciler
+            .ctx
+            .stores
+            .agents
+            .get(&agent_ref())
+            .expect("the agent");
+        reconcile(agent, reconciler.clone())
+            .await
+            .expect("reconciled");
+        eventually("the scan removed other's entry", || {
+            entries(&reconciler, "other").is_empty()
+        })
+        .await;
+        // An entry the index cannot know of (written behind the operator's back after the
+        // scan): removal trusts the index, so this one stays.
+        let entry = json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+            "metadata": {"name": "other", "namespace": NS},
+            "status": {"agents": [{"agent": "monitoring/agent", "serviceMonitors": 0}]}});
+        instances
+            .patch_status(
+                "other",
+                &PatchParams::apply(&entry_manager("monitoring/agent")).force(),
+                &Patch::Apply(&entry),
+            )
+            .await
+            .expect("written");
+        eventually("other's entry seen", || {
+            entries(&reconciler, "other") == ["monitoring/agent"]
+        })
+        .await;
+        reconciler.forget(&agent_ref()).await;
+        eventually("primary's entry removed", || {
+            entries(&reconciler, "primary").is_empty()
+        })
+        .await;
+        assert_eq!(entries(&reconciler, "other"), ["monitoring/agent"]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_agent_never_reconciled_here_is_removed_from_every_object() {
+        let (_kube, reconciler, _) = reconciled_agent().await;
+        eventually("other's entry seen", || {
+            entries(&reconciler, "other") == ["monitoring/agent"]
+        })
+        .await;
+        reconciler.forget(&agent_ref()).await;
+        eventually("other's entry removed by a scan", || {
+            entries(&reconciler, "other").is_empty()
+        })
+        .await;
+    }
 }

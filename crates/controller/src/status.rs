@@ -1,5 +1,5 @@
 //! The "status" step: what `plan` says about the agent and each instance it selects, plus
-//! `Available` from the workloads' own status, written only where it changed.
+//! `Available` from the applied workloads' own status, written only where it changed.
 //!
 //! The GrafanaAgent's status is written with the operator's field manager. A MetricsInstance,
 //! LogsInstance, PodLogs or Integration holds one entry per selecting agent in `status.agents` (a list-map
@@ -11,17 +11,23 @@
 //! scan finds an entry naming an agent that no longer exists ([`Sweep`]).
 //!
 //! Which objects may hold an entry the agent no longer wants comes from the reverse index:
-//! the objects its latest discovery dropped ([`StaleEntries`]). Only an agent's first
-//! reconcile in this process, when the index knows nothing of what it selected before,
-//! scans every object of the four kinds (as does the next reconcile after a removal failed).
+//! the objects its latest discovery dropped ([`StaleEntries`]), and, when the agent is deleted,
+//! every object it had recorded ([`remove_entries`]). Only an agent's first reconcile in this
+//! process, when the index knows nothing of what it selected before, scans every object of the
+//! kinds with entries (as does the next reconcile after a removal failed, and the deletion of
+//! an agent that never completed such a scan).
+//!
+//! The kinds are those whose registry line says `entries` (`watches`), visited through
+//! [`Stores::each_with_entries`]; `Available` comes from the workloads the apply step reports
+//! ([`Applied`]) and their live status.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use api::GrafanaAgent;
 use api::status::{agent_key, condition, reason};
-use api::{GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
@@ -30,19 +36,18 @@ use kube::core::NamespaceResourceScope;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
-use render::desired::{DesiredObject, Subsystem};
+use render::desired::{ManagedKind, Subsystem};
 use render::input_ref::InputRef;
-use render::plan::Plan;
-use render::status::{SharedEntry, planned_condition};
-use render::store::Input;
+use render::status::{DesiredStatus, KINDS_WITH_ENTRIES, planned_condition};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::apply::FIELD_MANAGER;
+use crate::apply::{Applied, AppliedObject, Outcome};
+use crate::context::Context;
 use crate::error::Error;
 use crate::metrics::Metrics;
-use crate::reconcile::Context;
-use crate::watches::Stores;
+use crate::watches::{EntriesVisitor, Stores, WithEntries};
+use crate::writer::FIELD_MANAGER;
 
 /// The longest field manager name the API server accepts.
 const MAX_MANAGER_LEN: usize = 128;
@@ -79,10 +84,32 @@ impl Sweep {
     }
 }
 
+/// Which entries of vanished agents may be removed ([`Sweep`]), and whether a removal failed
+/// since: then the next reconcile scans every object for stale entries. Shared by every
+/// reconcile.
+#[derive(Debug)]
+pub(crate) struct Cleanup {
+    sweep: Sweep,
+    rescan: AtomicBool,
+}
+
+impl Cleanup {
+    pub(crate) fn new(sweep: Sweep) -> Cleanup {
+        Cleanup {
+            sweep,
+            rescan: AtomicBool::new(false),
+        }
+    }
+
+    fn failed(&self) {
+        self.rescan.store(true, Ordering::Release);
+    }
+}
+
 /// The objects that may hold an agent's entry though the agent no longer selects them.
 #[derive(Debug, Default)]
 pub(crate) struct StaleEntries {
-    /// Every object of the four kinds was looked at once, since this process started.
+    /// Every object of the kinds with entries was looked at once, since this process started.
     scanned: bool,
     /// Objects the agent's discovery dropped whose entry is not known to be gone.
     dropped: BTreeSet<InputRef>,
@@ -91,17 +118,27 @@ pub(crate) struct StaleEntries {
 impl StaleEntries {
     /// Takes the objects the reverse index says the agent's latest discovery dropped.
     pub(crate) fn dropped(&mut self, objects: impl IntoIterator<Item = InputRef>) {
-        let with_entries = [
-            MetricsInstance::KIND,
-            LogsInstance::KIND,
-            PodLogs::KIND,
-            Integration::KIND,
-        ];
         self.dropped.extend(
             objects
                 .into_iter()
-                .filter(|o| with_entries.contains(&o.kind)),
+                .filter(|o| KINDS_WITH_ENTRIES.contains(&o.kind)),
         );
+    }
+
+    /// The objects that may hold a deleted agent's entries, given those it had recorded in
+    /// the reverse index: with the ones it dropped whose entries may remain. `None` when the
+    /// agent never scanned every object in this process: entries from before may be anywhere.
+    pub(crate) fn of_deleted_agent(
+        &self,
+        recorded: BTreeSet<InputRef>,
+    ) -> Option<BTreeSet<InputRef>> {
+        self.scanned.then(|| {
+            recorded
+                .into_iter()
+                .chain(self.dropped.iter().cloned())
+                .filter(|o| KINDS_WITH_ENTRIES.contains(&o.kind))
+                .collect()
+        })
     }
 }
 
@@ -118,25 +155,35 @@ pub(crate) fn entry_manager(agent: &str) -> String {
     format!("{FIELD_MANAGER}/{hex}")
 }
 
-/// `(status, reason, message)` of `Available`, from the live status of the planned workloads
-/// among `objects`.
+/// The `Available` condition of an agent or of one object it selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Availability {
+    pub available: bool,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// `Available` from the live status of the workloads among `objects` (what the apply step
+/// did with each planned object) in `namespace`.
 fn availability<'a>(
-    objects: impl Iterator<Item = &'a DesiredObject>,
+    objects: impl Iterator<Item = &'a AppliedObject>,
+    namespace: &str,
     stores: &Stores,
-) -> (bool, &'static str, String) {
+) -> Availability {
     fn live<K: Resource<DynamicType = ()> + Clone>(
         store: &Store<K>,
-        o: &DesiredObject,
+        namespace: &str,
+        name: &str,
     ) -> Option<Arc<K>> {
-        let ns = o.metadata().namespace.as_deref().unwrap_or_default();
-        store.get(&ObjectRef::new(o.name()).within(ns))
+        store.get(&ObjectRef::new(name).within(namespace))
     }
     let mut workloads = 0;
     let mut waiting = Vec::new();
-    for o in objects {
-        let (ready, wanted) = match o {
-            DesiredObject::StatefulSet(_) => {
-                let s: Option<Arc<StatefulSet>> = live(&stores.stateful_sets, o);
+    for applied in objects {
+        let name = applied.object.name.as_str();
+        let (ready, wanted) = match applied.object.kind {
+            ManagedKind::StatefulSet => {
+                let s: Option<Arc<StatefulSet>> = live(&stores.stateful_sets, namespace, name);
                 let wanted = s
                     .as_ref()
                     .and_then(|s| s.spec.as_ref()?.replicas)
@@ -144,15 +191,15 @@ fn availability<'a>(
                 let ready = s.and_then(|s| s.status.as_ref()?.ready_replicas);
                 (ready.unwrap_or(0), wanted)
             }
-            DesiredObject::DaemonSet(_) => {
-                let d: Option<Arc<DaemonSet>> = live(&stores.daemon_sets, o);
+            ManagedKind::DaemonSet => {
+                let d: Option<Arc<DaemonSet>> = live(&stores.daemon_sets, namespace, name);
                 match d.and_then(|d| d.status.clone()) {
                     Some(s) => (s.number_ready, s.desired_number_scheduled),
                     None => (0, 1),
                 }
             }
-            DesiredObject::Deployment(_) => {
-                let d: Option<Arc<Deployment>> = live(&stores.deployments, o);
+            ManagedKind::Deployment => {
+                let d: Option<Arc<Deployment>> = live(&stores.deployments, namespace, name);
                 let wanted = d
                     .as_ref()
                     .and_then(|d| d.spec.as_ref()?.replicas)
@@ -160,14 +207,16 @@ fn availability<'a>(
                 let ready = d.and_then(|d| d.status.as_ref()?.available_replicas);
                 (ready.unwrap_or(0), wanted)
             }
-            _ => continue,
+            ManagedKind::Secret | ManagedKind::Service => continue,
         };
         workloads += 1;
-        if ready < wanted {
-            waiting.push(format!("{} {}: {ready}/{wanted} ready", o.kind(), o.name()));
+        if applied.outcome == Outcome::Refused {
+            waiting.push(format!("{}: refused by the API server", applied.object));
+        } else if ready < wanted {
+            waiting.push(format!("{}: {ready}/{wanted} ready", applied.object));
         }
     }
-    match (workloads, waiting.is_empty()) {
+    let (available, reason, message) = match (workloads, waiting.is_empty()) {
         (0, _) => (
             false,
             reason::NO_WORKLOADS,
@@ -179,6 +228,11 @@ fn availability<'a>(
             format!("{workloads} workloads ready"),
         ),
         (_, false) => (false, reason::WORKLOADS_NOT_READY, waiting.join("; ")),
+    };
+    Availability {
+        available,
+        reason,
+        message,
     }
 }
 
@@ -189,7 +243,7 @@ fn complete(
     conditions: &mut Vec<Condition>,
     live: &[Condition],
     generation: Option<i64>,
-    available: Option<&(bool, &'static str, String)>,
+    available: Option<&Availability>,
     apply_error: Option<&Error>,
     now: &Time,
 ) {
@@ -206,12 +260,12 @@ fn complete(
             }
         }
     }
-    if let Some((ready, why, message)) = available {
+    if let Some(available) = available {
         conditions.push(planned_condition(
             condition::AVAILABLE,
-            *ready,
-            why,
-            message.clone(),
+            available.available,
+            available.reason,
+            available.message.clone(),
             generation,
         ));
     }
@@ -223,26 +277,30 @@ fn complete(
     }
 }
 
-/// Writes the status of `agent` and its entries in the objects it selects, each only where it
-/// changed; removes its entries from objects it no longer selects and the entries of deleted
-/// agents `sweep` covers. Returns how many writes it made.
+/// Writes the status of `agent` and its entries in the objects it selects (`planned`), each
+/// only where it changed, from what the apply step did; removes its entries from objects it
+/// no longer selects and the entries of deleted agents `cleanup` covers. Returns how many
+/// writes it made.
 pub(crate) async fn write(
     ctx: &Context,
+    cleanup: &Cleanup,
     agent: &GrafanaAgent,
-    plan: &Plan,
-    apply_error: Option<&Error>,
+    planned: &DesiredStatus,
+    applied: &Applied,
     stale: &mut StaleEntries,
 ) -> Result<usize, Error> {
-    let (client, stores, metrics, sweep) = (&ctx.client, &ctx.stores, &ctx.metrics, &ctx.sweep);
+    let (client, stores, metrics) = (&ctx.client, &ctx.stores, &ctx.metrics);
     let now = Time(Timestamp::now());
+    let namespace = agent.metadata.namespace.as_deref().unwrap_or_default();
     let key = agent_key(
-        agent.metadata.namespace.as_deref().unwrap_or_default(),
+        namespace,
         agent.metadata.name.as_deref().unwrap_or_default(),
     );
+    let apply_error = applied.error();
     let mut writes = 0;
 
-    let mut desired = plan.status.agent.clone();
-    let all = availability(plan.objects.iter().map(|p| &p.object), stores);
+    let mut desired = planned.agent.clone();
+    let all = availability(applied.objects.iter(), namespace, stores);
     let live_conditions = agent
         .status
         .as_ref()
@@ -261,47 +319,23 @@ pub(crate) async fn write(
         writes += 1;
     }
 
-    let scan = !stale.scanned || ctx.rescan_entries.swap(false, Ordering::AcqRel);
-    let entries = Entries {
-        client,
-        stores,
-        metrics,
-        plan,
-        apply_error,
+    let scan = !stale.scanned || cleanup.rescan.swap(false, Ordering::AcqRel);
+    let mut entries = Entries {
+        ctx,
+        cleanup,
+        planned,
+        applied,
+        namespace,
         now: &now,
         agent: &key,
-        sweep,
-        rescan: &ctx.rescan_entries,
+        scan,
+        stale,
+        writes: 0,
     };
-    let written = async {
-        let mut writes = 0;
-        writes += entries
-            .write(
-                &stores.metrics_instances,
-                &plan.status.metrics_instances,
-                scan,
-                stale,
-            )
-            .await?;
-        writes += entries
-            .write(
-                &stores.logs_instances,
-                &plan.status.logs_instances,
-                scan,
-                stale,
-            )
-            .await?;
-        writes += entries
-            .write(&stores.pod_logs, &plan.status.pod_logs, scan, stale)
-            .await?;
-        writes += entries
-            .write(&stores.integrations, &plan.status.integrations, scan, stale)
-            .await?;
-        Ok::<_, Error>(writes)
-    }
-    .await;
+    let written = stores.each_with_entries(&mut entries).await;
+    let n = entries.writes;
     match written {
-        Ok(n) => {
+        Ok(()) => {
             stale.scanned |= scan;
             Ok(writes + n)
         }
@@ -314,35 +348,74 @@ pub(crate) async fn write(
     }
 }
 
-/// Removes `agent`'s entries from every object the stores hold (the agent was deleted or left
-/// `--agent-selector`).
-pub(crate) async fn remove_entries(ctx: &Context, agent: &str) {
-    let (client, stores, metrics) = (&ctx.client, &ctx.stores, &ctx.metrics);
-    let agents = BTreeSet::from([agent.to_owned()]);
-    let removed = remove_from(client, metrics, &stores.metrics_instances, &agents).await;
-    let removed = removed + remove_from(client, metrics, &stores.logs_instances, &agents).await;
-    let removed = removed + remove_from(client, metrics, &stores.pod_logs, &agents).await;
-    let removed = removed + remove_from(client, metrics, &stores.integrations, &agents).await;
+/// Removes `agent`'s entries (the agent was deleted or left `--agent-selector`): from
+/// `objects` when the caller knows which objects may hold them
+/// ([`StaleEntries::of_deleted_agent`]), else from every object the stores hold.
+pub(crate) async fn remove_entries(
+    ctx: &Context,
+    cleanup: &Cleanup,
+    agent: &str,
+    objects: Option<BTreeSet<InputRef>>,
+) {
+    let mut removal = Removal {
+        ctx,
+        agents: BTreeSet::from([agent.to_owned()]),
+        objects,
+        removed: Removed::default(),
+    };
+    let Ok(()) = ctx.stores.each_with_entries(&mut removal).await;
+    let removed = removal.removed;
     if removed.failed > 0 {
         // Retried by the next reconcile of any agent, which scans every object.
-        ctx.rescan_entries.store(true, Ordering::Release);
+        cleanup.failed();
     }
-    let removed = removed.removed;
-    if removed > 0 {
-        tracing::info!(agent, removed, "removed the agent's status entries");
+    if removed.removed > 0 {
+        tracing::info!(
+            agent,
+            removed = removed.removed,
+            "removed the agent's status entries"
+        );
     }
 }
 
-/// Applies an empty status under each of `agents`' managers to every object in `store` that
-/// holds an entry of theirs; failures are logged (the next reconcile or deletion retries).
-async fn remove_from<K: SharedStatus>(
+/// Removing some agents' entries from the objects of every kind with entries.
+struct Removal<'a> {
+    ctx: &'a Context,
+    agents: BTreeSet<String>,
+    /// Only these objects; `None`: every object in the stores.
+    objects: Option<BTreeSet<InputRef>>,
+    removed: Removed,
+}
+
+impl EntriesVisitor for Removal<'_> {
+    type Error = std::convert::Infallible;
+
+    async fn visit<K: WithEntries>(&mut self, store: &Store<K>) -> Result<(), Self::Error> {
+        let objects: Vec<Arc<K>> = match &self.objects {
+            None => store.state(),
+            Some(objects) => objects
+                .iter()
+                .filter(|o| o.kind == K::KIND)
+                .filter_map(|o| store.get(&ObjectRef::new(&o.name).within(&o.namespace)))
+                .collect(),
+        };
+        let (client, metrics) = (&self.ctx.client, &self.ctx.metrics);
+        self.removed = self.removed + remove_from(client, metrics, &objects, &self.agents).await;
+        Ok(())
+    }
+}
+
+/// Applies an empty status under each of `agents`' managers to every object of `objects`
+/// that holds an entry of theirs; failures are logged (the next reconcile or deletion
+/// retries).
+async fn remove_from<K: WithEntries>(
     client: &Client,
     metrics: &Metrics,
-    store: &Store<K>,
+    objects: &[Arc<K>],
     agents: &BTreeSet<String>,
 ) -> Removed {
     let mut removed = Removed::default();
-    for object in store.state() {
+    for object in objects {
         for entry in object.entries() {
             let agent = K::agent_of(entry);
             if !agents.contains(agent) {
@@ -389,81 +462,41 @@ impl std::ops::Add for Removed {
 #[derive(Serialize)]
 struct Empty {}
 
-/// The kinds whose status is one entry per selecting agent.
-pub(crate) trait SharedStatus:
-    Input
-    + Resource<DynamicType = (), Scope = NamespaceResourceScope>
-    + Clone
-    + DeserializeOwned
-    + Serialize
-    + Debug
-    + Send
-    + Sync
-    + 'static
-{
-    type Entry: Serialize + Clone + PartialEq + Debug + Send + Sync;
-    fn entries(&self) -> &[Self::Entry];
-    fn agent_of(entry: &Self::Entry) -> &str;
-    fn conditions(entry: &Self::Entry) -> &[Condition];
-    fn conditions_mut(entry: &mut Self::Entry) -> &mut Vec<Condition>;
-}
-
-macro_rules! shared_status {
-    ($kind:ty, $entry:ty) => {
-        impl SharedStatus for $kind {
-            type Entry = $entry;
-            fn entries(&self) -> &[$entry] {
-                self.status
-                    .as_ref()
-                    .map(|s| s.agents.as_slice())
-                    .unwrap_or_default()
-            }
-            fn agent_of(entry: &$entry) -> &str {
-                &entry.agent
-            }
-            fn conditions(entry: &$entry) -> &[Condition] {
-                &entry.conditions
-            }
-            fn conditions_mut(entry: &mut $entry) -> &mut Vec<Condition> {
-                &mut entry.conditions
-            }
-        }
-    };
-}
-
-shared_status!(MetricsInstance, api::status::MetricsInstanceAgentStatus);
-shared_status!(LogsInstance, api::status::LogsInstanceAgentStatus);
-shared_status!(PodLogs, api::status::PodLogsAgentStatus);
-shared_status!(Integration, api::status::IntegrationAgentStatus);
-
-/// What writing one agent's entries needs.
+/// Writing one agent's entries, kind by kind ([`Stores::each_with_entries`]).
 struct Entries<'a> {
-    client: &'a Client,
-    stores: &'a Stores,
-    metrics: &'a Metrics,
-    plan: &'a Plan,
-    apply_error: Option<&'a Error>,
+    ctx: &'a Context,
+    cleanup: &'a Cleanup,
+    planned: &'a DesiredStatus,
+    applied: &'a Applied,
+    /// The agent's namespace, where its workloads run.
+    namespace: &'a str,
     now: &'a Time,
     agent: &'a str,
-    sweep: &'a Sweep,
-    /// Set when a removal of another agent's entries failed: the next reconcile scans.
-    rescan: &'a AtomicBool,
+    /// Look at every object (not only the dropped ones) and sweep vanished agents' entries.
+    scan: bool,
+    stale: &'a mut StaleEntries,
+    writes: usize,
+}
+
+impl EntriesVisitor for Entries<'_> {
+    type Error = Error;
+
+    async fn visit<K: WithEntries>(&mut self, store: &Store<K>) -> Result<(), Error> {
+        self.writes += self.write(store).await?;
+        Ok(())
+    }
 }
 
 impl Entries<'_> {
-    /// Writes the agent's entry in each object of `planned` where it changed and removes its
-    /// entries from the objects it dropped; with `scan`, from every other object in `store`,
-    /// sweeping the entries of vanished agents too.
-    async fn write<K: SharedStatus>(
-        &self,
-        store: &Store<K>,
-        planned: &[SharedEntry<K::Entry>],
-        scan: bool,
-        stale: &mut StaleEntries,
-    ) -> Result<usize, Error> {
+    /// Writes the agent's entry in each object of kind `K` it selects where it changed and
+    /// removes its entries from the objects it dropped; with `scan`, from every other object
+    /// in `store`, sweeping the entries of vanished agents too.
+    async fn write<K: WithEntries>(&mut self, store: &Store<K>) -> Result<usize, Error> {
+        let (client, metrics) = (&self.ctx.client, &self.ctx.metrics);
+        let apply_error = self.applied.error();
         let mut writes = 0;
         let mut selected = HashSet::new();
-        for shared in planned {
+        for shared in K::planned(self.planned) {
             let object_ref = ObjectRef::new(&shared.object.name).within(&shared.object.namespace);
             selected.insert(object_ref.clone());
             // Not in the cache yet (or just deleted): its watch event reconciles again.
@@ -478,7 +511,7 @@ impl Entries<'_> {
                 live_entry.map(K::conditions).unwrap_or_default(),
                 live.meta().generation,
                 available.as_ref(),
-                self.apply_error,
+                apply_error,
                 self.now,
             );
             if live_entry == Some(&entry) {
@@ -488,8 +521,8 @@ impl Entries<'_> {
                 agents: vec![entry],
             };
             apply_status(
-                self.client,
-                self.metrics,
+                client,
+                metrics,
                 live.as_ref(),
                 &entry_manager(self.agent),
                 &status,
@@ -498,34 +531,38 @@ impl Entries<'_> {
             writes += 1;
         }
 
-        if !scan {
-            return Ok(writes + self.remove_dropped(store, &selected, stale).await?);
+        if !self.scan {
+            return Ok(writes + self.remove_dropped(store, &selected).await?);
         }
         // This agent's entries in objects it no longer selects, and the entries of agents
         // that are gone (deleted while the operator was not watching).
         let mut vanished = BTreeSet::new();
-        for object in store.state() {
+        let every = store.state();
+        for object in &every {
             for entry in object.entries() {
                 let agent = K::agent_of(entry);
-                if agent != self.agent && self.sweep.covers(agent) && !self.agent_exists(agent) {
+                if agent != self.agent
+                    && self.cleanup.sweep.covers(agent)
+                    && !self.agent_exists(agent)
+                {
                     vanished.insert(agent.to_owned());
                 }
             }
         }
-        let swept = remove_from(self.client, self.metrics, store, &vanished).await;
+        let swept = remove_from(client, metrics, &every, &vanished).await;
         if swept.failed > 0 {
-            self.rescan.store(true, Ordering::Release);
+            self.cleanup.failed();
         }
         let mut removed = swept.removed;
-        for object in store.state() {
+        for object in &every {
             let mine = object
                 .entries()
                 .iter()
                 .any(|e| K::agent_of(e) == self.agent);
             if mine && !selected.contains(&ObjectRef::from_obj(object.as_ref())) {
                 apply_status(
-                    self.client,
-                    self.metrics,
+                    client,
+                    metrics,
                     object.as_ref(),
                     &entry_manager(self.agent),
                     &Empty {},
@@ -535,19 +572,19 @@ impl Entries<'_> {
             }
         }
         // The scan covered the objects the agent dropped.
-        stale.dropped.retain(|o| o.kind != K::KIND);
+        self.stale.dropped.retain(|o| o.kind != K::KIND);
         Ok(writes + removed)
     }
 
     /// Removes the agent's entry from the objects of kind `K` it dropped, unless selected
     /// again; each is forgotten once its entry is known to be gone.
-    async fn remove_dropped<K: SharedStatus>(
-        &self,
+    async fn remove_dropped<K: WithEntries>(
+        &mut self,
         store: &Store<K>,
         selected: &HashSet<ObjectRef<K>>,
-        stale: &mut StaleEntries,
     ) -> Result<usize, Error> {
-        let dropped: Vec<InputRef> = stale
+        let dropped: Vec<InputRef> = self
+            .stale
             .dropped
             .iter()
             .filter(|o| o.kind == K::KIND)
@@ -562,8 +599,8 @@ impl Entries<'_> {
                 .is_some_and(|o| o.entries().iter().any(|e| K::agent_of(e) == self.agent));
             if let Some(live) = live.filter(|_| mine && !selected.contains(&key)) {
                 apply_status(
-                    self.client,
-                    self.metrics,
+                    &self.ctx.client,
+                    &self.ctx.metrics,
                     live.as_ref(),
                     &entry_manager(self.agent),
                     &Empty {},
@@ -571,20 +608,18 @@ impl Entries<'_> {
                 .await?;
                 removed += 1;
             }
-            stale.dropped.remove(&object);
+            self.stale.dropped.remove(&object);
         }
         Ok(removed)
     }
 
-    fn availability(&self, subsystem: Subsystem) -> (bool, &'static str, String) {
-        availability(
-            self.plan
-                .objects
-                .iter()
-                .filter(|p| p.subsystem == subsystem)
-                .map(|p| &p.object),
-            self.stores,
-        )
+    fn availability(&self, subsystem: Subsystem) -> Availability {
+        let objects = self
+            .applied
+            .objects
+            .iter()
+            .filter(|o| o.subsystem == subsystem);
+        availability(objects, self.namespace, &self.ctx.stores)
     }
 
     /// Whether the agents cache holds `agent` (a `namespace/name` key). The cache is filled
@@ -594,7 +629,8 @@ impl Entries<'_> {
         let Some((namespace, name)) = agent.split_once('/') else {
             return false;
         };
-        self.stores
+        self.ctx
+            .stores
             .agents
             .get(&ObjectRef::new(name).within(namespace))
             .is_some()
@@ -673,6 +709,66 @@ mod tests {
     }
 
     #[test]
+    fn a_deleted_agents_entries_are_where_it_recorded_or_dropped_them_once_it_scanned() {
+        use render::input_ref::Kind;
+        let object = |kind, name: &str| InputRef::new(kind, "ns", name);
+        let recorded = BTreeSet::from([
+            object(Kind::MetricsInstance, "selected"),
+            object(Kind::ServiceMonitor, "no-status"),
+            object(Kind::Secret, "no-status"),
+        ]);
+        let mut stale = StaleEntries::default();
+        stale.dropped([
+            object(Kind::PodLogs, "dropped"),
+            object(Kind::Probe, "no-status"),
+        ]);
+        // Before its first scan, entries of an earlier process may be anywhere.
+        assert_eq!(stale.of_deleted_agent(recorded.clone()), None);
+        stale.scanned = true;
+        assert_eq!(
+            stale.of_deleted_agent(recorded),
+            Some(BTreeSet::from([
+                object(Kind::MetricsInstance, "selected"),
+                object(Kind::PodLogs, "dropped"),
+            ]))
+        );
+    }
+
+    #[tokio::test]
+    async fn availability_comes_from_the_applied_workloads() {
+        use crate::apply::ManagedRef;
+        // Stores that no watch fills: no workload is live. No request is made.
+        let (stores, _, _, _) = crate::watches::build(
+            kube::Client::try_from(kube::Config::new("http://127.0.0.1:1".parse().unwrap()))
+                .expect("a client"),
+            None,
+            None,
+            Metrics::new(&mut prometheus_client::registry::Registry::default()),
+        );
+        let object = |kind, name: &str, outcome| AppliedObject {
+            object: ManagedRef {
+                kind,
+                name: name.to_owned(),
+            },
+            subsystem: Subsystem::Metrics,
+            outcome,
+        };
+        let none = availability([].iter(), "ns", &stores);
+        assert_eq!(none.reason, reason::NO_WORKLOADS);
+        let applied = [
+            object(ManagedKind::Secret, "config", Outcome::Written),
+            object(ManagedKind::StatefulSet, "shard-0", Outcome::Written),
+            object(ManagedKind::StatefulSet, "shard-1", Outcome::Refused),
+        ];
+        let waiting = availability(applied.iter(), "ns", &stores);
+        assert!(!waiting.available);
+        assert_eq!(
+            waiting.message,
+            "StatefulSet shard-0: 0/1 ready; StatefulSet shard-1: refused by the API server"
+        );
+    }
+
+    #[test]
     fn the_sweep_covers_only_agents_this_operator_would_reconcile() {
         assert!(Sweep::new(None, None).covers("a/b"));
         assert!(!Sweep::new(None, Some("team=x")).covers("a/b"));
@@ -696,11 +792,11 @@ mod tests {
         };
         let mut live = reconciled(true);
         live.last_transition_time = earlier.clone();
-        let available = (
-            true,
-            reason::WORKLOADS_READY,
-            "1 workloads ready".to_owned(),
-        );
+        let available = Availability {
+            available: true,
+            reason: reason::WORKLOADS_READY,
+            message: "1 workloads ready".to_owned(),
+        };
 
         let mut same = vec![reconciled(true)];
         complete(

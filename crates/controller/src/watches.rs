@@ -21,9 +21,11 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use render::input_ref::Kind;
+use render::status::SharedStatus;
 use render::store::InputStore;
+use serde::Serialize;
 
-use crate::mappers::Mappers;
+use crate::error::Error;
 use crate::metrics::Metrics;
 
 /// Whether every watch has listed its kind once: until then a reconcile could see a partial
@@ -67,6 +69,75 @@ pub(crate) enum Role {
     Generated,
 }
 
+/// Makes the mapper of each registry line: what turns a change of one of its objects into the
+/// agents to reconcile (implemented by `mappers::Mappers`).
+pub(crate) trait MapperFactory {
+    fn mapper<K>(
+        &self,
+        role: Role,
+        store: Store<K>,
+    ) -> impl Fn(K) -> Vec<ObjectRef<api::GrafanaAgent>> + Send + Sync + 'static
+    where
+        K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static;
+}
+
+/// What the status step does with the store of each kind whose status holds one entry per
+/// selecting agent ([`Stores::each_with_entries`]).
+pub(crate) trait EntriesVisitor {
+    type Error;
+    fn visit<K: WithEntries>(
+        &mut self,
+        store: &Store<K>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+}
+
+/// A watched kind with per-agent status entries, as the status step reads and writes it.
+pub(crate) trait WithEntries:
+    SharedStatus
+    + Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+    + Clone
+    + DeserializeOwned
+    + Serialize
+    + Debug
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> WithEntries for K where
+    K: SharedStatus
+        + Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Serialize
+        + Debug
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// Lists every object of kind `K` (all namespaces) and feeds the list to `inputs` as a watch's
+/// completed list would be.
+async fn list_into<K>(client: &Client, inputs: &mut InputStore, feed: Feed<K>) -> Result<(), Error>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let listed = Api::<K>::all(client.clone())
+        .list(&kube::api::ListParams::default())
+        .await
+        .map_err(Error::api(format!("listing {}s", K::kind(&()))))?;
+    let (store, mut writer) = reflector::store();
+    writer.apply_watcher_event(&watcher::Event::Init);
+    for object in listed.items {
+        writer.apply_watcher_event(&watcher::Event::InitApply(object));
+    }
+    writer.apply_watcher_event(&watcher::Event::InitDone);
+    feed(inputs, &watcher::Event::InitDone, &store);
+    Ok(())
+}
+
 /// The registry of watched kinds: one line per kind, from which the reflector store
 /// ([`Stores`]), the watch and its trigger stream ([`Triggers`], [`build`]), the wiring into
 /// the `Controller` with the kind's mapper ([`Triggers::wire`]), the feeding of the inputs'
@@ -80,14 +151,17 @@ pub(crate) enum Role {
 /// * triggering is a [`Triggering`] variant;
 /// * prepare runs on each object before the store takes it (`keep` for nothing);
 /// * feed applies each of the kind's watch events to the snapshot (a function of [`feed`];
-///   `no_feed` for generated kinds, which are no input).
+///   `no_feed` for generated kinds, which are no input), and fills it in [`list_inputs`];
+/// * status is `entries` for the kinds whose status holds one entry per selecting agent (they
+///   implement `render::status::SharedStatus`; the status step visits them through
+///   [`Stores::each_with_entries`]), `no_entries` for the others.
 ///
 /// The agents (the `Controller`'s own kind) come first, on a line of their own.
 macro_rules! watched_kinds {
     (
         primary $pfield:ident: $pty:ty => Input($pkind:ident), $pfeed:path;
         $( $field:ident: $ty:ty => $role:ident $(($kind:ident))?, $scope:ident, $selection:ident,
-           $when:ident, $prepare:path, $feed:path; )*
+           $when:ident, $prepare:path, $feed:path, $status:ident; )*
     ) => {
         /// Read access to every watched kind. Cheap to clone.
         #[derive(Clone)]
@@ -114,6 +188,33 @@ macro_rules! watched_kinds {
             (stringify!($pfield), Role::Input(Kind::$pkind)),
             $( (stringify!($field), Role::$role $((Kind::$kind))?), )*
         ];
+
+        /// Every input kind of the registry, in order.
+        pub(crate) fn input_kinds() -> impl Iterator<Item = Kind> {
+            [Kind::$pkind, $( $( Kind::$kind, )? )*].into_iter()
+        }
+
+        /// The input kinds whose lines say `entries`, in order.
+        #[cfg(test)]
+        pub(crate) fn with_entries() -> Vec<Kind> {
+            let mut kinds = Vec::new();
+            $( $(
+                if stringify!($status) == "entries" {
+                    kinds.push(Kind::$kind);
+                }
+            )? )*
+            kinds
+        }
+
+        /// Every input kind listed once (all namespaces), each list fed into a fresh snapshot
+        /// by its line's feed, as the watches feed theirs at the end of a list. Without
+        /// watches: for `agent-operator explain`.
+        pub(crate) async fn list_inputs(client: &Client) -> Result<InputStore, Error> {
+            let mut inputs = InputStore::new();
+            list_into::<$pty>(client, &mut inputs, $pfeed).await?;
+            $( list_input!($role, client, inputs, $ty, $feed); )*
+            Ok(inputs)
+        }
 
         impl Stores {
             /// The UID of an input object the stores hold (Events regarding it carry it).
@@ -143,6 +244,18 @@ macro_rules! watched_kinds {
             }
         }
 
+        impl Stores {
+            /// Runs `visit` over the store of every kind whose line says `entries` (its status
+            /// holds one entry per selecting agent), in registry order; stops at an error.
+            pub(crate) async fn each_with_entries<V: EntriesVisitor>(
+                &self,
+                visit: &mut V,
+            ) -> Result<(), V::Error> {
+                $( with_entries!($status, visit, self.$field); )*
+                Ok(())
+            }
+        }
+
         impl Triggers {
             /// The `Controller` `primary` builds on the agents' trigger stream, with every
             /// other trigger stream added, each with the mapper its role gives; and the
@@ -150,7 +263,7 @@ macro_rules! watched_kinds {
             pub(crate) fn wire(
                 self,
                 stores: &Stores,
-                mappers: &Arc<Mappers>,
+                mappers: &impl MapperFactory,
                 primary: impl FnOnce(Trigger<$pty>) -> kube::runtime::Controller<$pty>,
             ) -> (kube::runtime::Controller<$pty>, Gone<$pty>) {
                 let Triggers { $pfield, agents_gone, $( $field, )* } = self;
@@ -162,6 +275,22 @@ macro_rules! watched_kinds {
                     );
                 )*
                 (controller, agents_gone)
+            }
+        }
+
+        impl Triggers {
+            /// Runs every watch, feeding the stores and the snapshot, and triggers nothing:
+            /// the steps' unit tests read a real API server through real stores this way.
+            #[cfg(test)]
+            pub(crate) fn drain(self) -> impl Future<Output = ()> + Send + 'static {
+                use futures::FutureExt;
+                let Triggers { $pfield, agents_gone, $( $field, )* } = self;
+                let mut all: Vec<futures::future::BoxFuture<'static, ()>> = vec![
+                    $pfield.for_each(|_| async {}).boxed(),
+                    agents_gone.for_each(|_| async {}).boxed(),
+                ];
+                $( all.push($field.for_each(|_| async {}).boxed()); )*
+                futures::future::join_all(all).map(|_| ())
             }
         }
 
@@ -218,6 +347,23 @@ macro_rules! watched_kinds {
     };
 }
 
+/// The statement listing one registry line's kind for [`list_inputs`]: generated kinds are
+/// no input.
+macro_rules! list_input {
+    (Input, $client:ident, $inputs:ident, $ty:ty, $feed:path) => {
+        list_into::<$ty>($client, &mut $inputs, $feed).await?;
+    };
+    (Generated, $client:ident, $inputs:ident, $ty:ty, $feed:path) => {};
+}
+
+/// The statement visiting one registry line's store for [`Stores::each_with_entries`].
+macro_rules! with_entries {
+    (entries, $visit:ident, $store:expr) => {
+        $visit.visit(&$store).await?;
+    };
+    (no_entries, $visit:ident, $store:expr) => {};
+}
+
 macro_rules! scoped {
     (namespaced, $b:ident, $client:ident) => {
         $b.api()
@@ -258,24 +404,24 @@ macro_rules! selection {
 
 watched_kinds! {
     primary agents: api::GrafanaAgent => Input(GrafanaAgent), feed::objects;
-    metrics_instances: api::MetricsInstance => Input(MetricsInstance), namespaced, every, SpecOrLabels, keep, feed::objects;
-    logs_instances: api::LogsInstance => Input(LogsInstance), namespaced, every, SpecOrLabels, keep, feed::objects;
-    pod_logs: api::PodLogs => Input(PodLogs), namespaced, every, SpecOrLabels, keep, feed::objects;
-    integrations: api::Integration => Input(Integration), namespaced, every, SpecOrLabels, keep, feed::objects;
-    service_monitors: api::ServiceMonitor => Input(ServiceMonitor), namespaced, every, SpecOrLabels, keep, feed::objects;
-    pod_monitors: api::PodMonitor => Input(PodMonitor), namespaced, every, SpecOrLabels, keep, feed::objects;
-    probes: api::Probe => Input(Probe), namespaced, every, SpecOrLabels, keep, feed::objects;
+    metrics_instances: api::MetricsInstance => Input(MetricsInstance), namespaced, every, SpecOrLabels, keep, feed::objects, entries;
+    logs_instances: api::LogsInstance => Input(LogsInstance), namespaced, every, SpecOrLabels, keep, feed::objects, entries;
+    pod_logs: api::PodLogs => Input(PodLogs), namespaced, every, SpecOrLabels, keep, feed::objects, entries;
+    integrations: api::Integration => Input(Integration), namespaced, every, SpecOrLabels, keep, feed::objects, entries;
+    service_monitors: api::ServiceMonitor => Input(ServiceMonitor), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
+    pod_monitors: api::PodMonitor => Input(PodMonitor), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
+    probes: api::Probe => Input(Probe), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
     // Namespaces are cluster-scoped: watched whole even with --namespace (spec 5).
-    namespaces: PartialObjectMeta<Namespace> => Input(Namespace), cluster, every, AnyChange, keep, feed::namespaces;
-    secrets: PartialObjectMeta<Secret> => Input(Secret), namespaced, every, AnyChange, keep, feed::secrets;
-    config_maps: PartialObjectMeta<ConfigMap> => Input(ConfigMap), namespaced, every, AnyChange, keep, feed::config_maps;
+    namespaces: PartialObjectMeta<Namespace> => Input(Namespace), cluster, every, AnyChange, keep, feed::namespaces, no_entries;
+    secrets: PartialObjectMeta<Secret> => Input(Secret), namespaced, every, AnyChange, keep, feed::secrets, no_entries;
+    config_maps: PartialObjectMeta<ConfigMap> => Input(ConfigMap), namespaced, every, AnyChange, keep, feed::config_maps, no_entries;
     // The Secrets the operator generates, each value replaced by its digest
     // ([`digest_values`]): enough to tell a hand edit of their data, without holding it.
-    generated_secrets: Secret => Generated, namespaced, managed, AnyChange, digest_values, no_feed;
-    services: Service => Generated, namespaced, managed, AnyChange, keep, no_feed;
-    stateful_sets: StatefulSet => Generated, namespaced, managed, AnyChange, keep, no_feed;
-    daemon_sets: DaemonSet => Generated, namespaced, managed, AnyChange, keep, no_feed;
-    deployments: Deployment => Generated, namespaced, managed, AnyChange, keep, no_feed;
+    generated_secrets: Secret => Generated, namespaced, managed, AnyChange, digest_values, no_feed, no_entries;
+    services: Service => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
+    stateful_sets: StatefulSet => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
+    daemon_sets: DaemonSet => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
+    deployments: Deployment => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
 }
 
 /// Nothing to prepare.
@@ -915,6 +1061,19 @@ mod tests {
             assert_eq!(lines, 1, "{kind:?} has {lines} registry lines");
             assert!(Stores::api_version(kind).is_some(), "{kind:?}");
         }
+        // The places that follow from the registry: the kinds `list_inputs` lists, counts
+        // and status entries.
+        let mut listed: Vec<Kind> = input_kinds().collect();
+        listed.sort();
+        assert_eq!(listed, all.to_vec());
+        let mut with_entries = with_entries();
+        with_entries.sort();
+        let mut kinds_with_entries = render::status::KINDS_WITH_ENTRIES.to_vec();
+        kinds_with_entries.sort();
+        assert_eq!(
+            with_entries, kinds_with_entries,
+            "the registry lines saying `entries` are the kinds with per-agent status entries"
+        );
         assert_eq!(
             Stores::api_version(Kind::ServiceMonitor).as_deref(),
             Some("monitoring.coreos.com/v1")

@@ -1,4 +1,5 @@
-//! The kubelet Service/Endpoints controller against testkube over real HTTP.
+//! The kubelet Service/Endpoints controller over real HTTP: against testkube where a test
+//! needs its faults or request counters, else against the backends `testenv` selects.
 
 use std::time::{Duration, Instant};
 
@@ -50,17 +51,22 @@ async fn slice_names(client: &Client) -> Vec<String> {
     names
 }
 
-async fn eventually<F, Fut>(what: &str, mut check: F)
+async fn eventually<F, Fut>(what: &str, check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    eventually_within(what, Duration::from_secs(10), check).await;
+}
+
+async fn eventually_within<F, Fut>(what: &str, limit: Duration, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let start = Instant::now();
     while !check().await {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "timed out: {what}"
-        );
+        assert!(start.elapsed() < limit, "timed out: {what}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -211,4 +217,66 @@ async fn failed_writes_are_retried() {
     })
     .await;
     stop.cancel();
+}
+
+/// The kubelet objects are written by the operator's one writer: a hand edit of a field it
+/// sets is put back, as for an agent's objects, by the real API server too (its defaults and
+/// the fields it adds are no edit). No Node is created: the Service does not depend on them.
+#[tokio::test]
+async fn a_hand_edited_kubelet_service_is_restored() {
+    for backend in testenv::backends() {
+        let env = testenv::TestEnv::start(backend).await.unwrap();
+        let namespace = env.create_namespace("kubelet").await.unwrap();
+        let client = env.client();
+        let target: KubeletService = format!("{namespace}/kubelet").parse().unwrap();
+        let stop = CancellationToken::new();
+        let metrics = KubeletMetrics::new(&mut Registry::default());
+        let running =
+            tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+        let services: Api<Service> = Api::namespaced(client.clone(), &namespace);
+        let ports = || async {
+            let service = services.get_opt("kubelet").await.unwrap()?;
+            let ports = service.spec?.ports?;
+            Some(
+                ports
+                    .into_iter()
+                    .map(|p| format!("{}={}", p.name.unwrap_or_default(), p.port))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let written = || {
+            Some(vec![
+                "https-metrics=10250".to_owned(),
+                "http-metrics=10255".to_owned(),
+                "cadvisor=4194".to_owned(),
+            ])
+        };
+        eventually_within("the Service written", Duration::from_secs(30), || async {
+            ports().await == written()
+        })
+        .await;
+
+        // Someone else renames a port the operator names, with a plain merge patch.
+        let edit = json!({"spec": {"ports": [
+            {"name": "https-metrics", "port": 10250, "protocol": "TCP"},
+            {"name": "edited", "port": 10255, "protocol": "TCP"},
+            {"name": "cadvisor", "port": 4194, "protocol": "TCP"},
+        ]}});
+        services
+            .patch("kubelet", &PatchParams::default(), &Patch::Merge(&edit))
+            .await
+            .unwrap();
+        eventually_within(
+            &format!("{backend:?}: the edited port restored"),
+            Duration::from_secs(30),
+            || async { ports().await == written() },
+        )
+        .await;
+
+        stop.cancel();
+        tokio::time::timeout(Duration::from_secs(10), running)
+            .await
+            .unwrap()
+            .unwrap();
+    }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use api::selectors::{ConfigMapKeySelector, SecretKeySelector, SecretOrConfigMap};
 
-use crate::input_ref::Kind;
+use crate::input_ref::{InputRef, Kind};
 
 /// The two kinds of data object the store holds values of (Secrets and ConfigMaps); the
 /// assets module names its keys by it.
@@ -22,6 +22,37 @@ impl AssetSource {
             AssetSource::Secret => Kind::Secret,
             AssetSource::ConfigMap => Kind::ConfigMap,
         }
+    }
+}
+
+/// One Secret or ConfigMap whose values can be loaded: what discovery asks a controller to
+/// read ([`crate::discover::Discovery::to_load`]). Only the two data kinds can be named, so a
+/// reader never has to guess which kind an input reference means.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DataRef {
+    pub source: AssetSource,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl DataRef {
+    pub fn new(source: AssetSource, namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        DataRef {
+            source,
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// The object as the indexes and messages name inputs.
+    pub fn input_ref(&self) -> InputRef {
+        InputRef::new(self.source.kind(), &self.namespace, &self.name)
+    }
+}
+
+impl fmt::Display for DataRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}/{}", self.source.kind(), self.namespace, self.name)
     }
 }
 

@@ -33,6 +33,7 @@ use api::grafana_agent::GrafanaAgent;
 use api::{Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe, ServiceMonitor};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use crate::asset_key::DataRef;
 use crate::assets::{AssetKey, Assets};
 use crate::dependencies::{Dependencies, SelectorDependency};
 use crate::desired::generated_names;
@@ -93,6 +94,23 @@ impl Hierarchy {
     pub fn agent_name(&self) -> &str {
         self.agent.metadata.name.as_deref().unwrap_or_default()
     }
+
+    /// How many objects of `kind` the agent selected; `None` for the kinds no selector picks
+    /// (the agent itself, and the Secrets, ConfigMaps and Namespaces it reads).
+    pub fn selected(&self, kind: Kind) -> Option<usize> {
+        let monitors =
+            |count: fn(&MetricsInstanceNode) -> usize| self.metrics.iter().map(count).sum();
+        match kind {
+            Kind::MetricsInstance => Some(self.metrics.len()),
+            Kind::LogsInstance => Some(self.logs.len()),
+            Kind::Integration => Some(self.integrations.len()),
+            Kind::ServiceMonitor => Some(monitors(|m| m.service_monitors.len())),
+            Kind::PodMonitor => Some(monitors(|m| m.pod_monitors.len())),
+            Kind::Probe => Some(monitors(|m| m.probes.len())),
+            Kind::PodLogs => Some(self.logs.iter().map(|l| l.pod_logs.len()).sum()),
+            Kind::GrafanaAgent | Kind::Secret | Kind::ConfigMap | Kind::Namespace => None,
+        }
+    }
 }
 
 /// The result of discovery for one agent.
@@ -106,7 +124,7 @@ pub struct Discovery {
     /// Referenced Secrets and ConfigMaps that exist but whose referenced values are not loaded
     /// at their current resourceVersion, with every key the hierarchy references in each.
     /// Plan only when this is empty.
-    pub to_load: BTreeMap<InputRef, BTreeSet<String>>,
+    pub to_load: BTreeMap<DataRef, BTreeSet<String>>,
 }
 
 struct Discoverer<'a, V: ?Sized> {
@@ -445,17 +463,14 @@ pub fn name_collisions<V: InputView + ?Sized>(agent: &GrafanaAgent, inputs: &V) 
 
 /// The referenced objects with a value not loaded, each with all its referenced keys (the
 /// controller replaces an object's content whole, so it reads every key it needs at once).
-fn not_loaded(
-    assets: &Assets,
-    dependencies: &Dependencies,
-) -> BTreeMap<InputRef, BTreeSet<String>> {
+fn not_loaded(assets: &Assets, dependencies: &Dependencies) -> BTreeMap<DataRef, BTreeSet<String>> {
     let mut to_load = BTreeMap::new();
     for key in assets.not_loaded() {
-        let object = InputRef::new(key.source.kind(), &key.namespace, &key.name);
+        let object = DataRef::new(key.source, &key.namespace, &key.name);
         if to_load.contains_key(&object) {
             continue;
         }
-        if let Some(keys) = dependencies.references.get(&object) {
+        if let Some(keys) = dependencies.references.get(&object.input_ref()) {
             to_load.insert(object, keys.clone());
         }
     }

@@ -20,6 +20,7 @@ use crate::desired::Subsystem;
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
+use crate::store::Input;
 
 /// How many rejections a `Reconciled` message spells out; the status lists more.
 const REJECTIONS_IN_MESSAGE: usize = 10;
@@ -36,6 +37,61 @@ pub struct SharedEntry<S> {
     /// without one (PodLogs: its LogsInstance entry says whether the DaemonSet runs).
     pub subsystem: Option<Subsystem>,
     pub entry: S,
+}
+
+/// The kinds whose status holds one entry per selecting agent (`status.agents`, a list-map
+/// keyed by `agent`): how to read the entries of a live object, and which of an agent's
+/// planned entries are of this kind.
+pub trait SharedStatus: Input {
+    type Entry: serde::Serialize + Clone + PartialEq + std::fmt::Debug + Send + Sync;
+    /// The entries of a live object, every agent's.
+    fn entries(&self) -> &[Self::Entry];
+    /// The `namespace/name` of the agent an entry belongs to.
+    fn agent_of(entry: &Self::Entry) -> &str;
+    fn conditions(entry: &Self::Entry) -> &[Condition];
+    fn conditions_mut(entry: &mut Self::Entry) -> &mut Vec<Condition>;
+    /// This kind's entries among what one agent's plan implies.
+    fn planned(status: &DesiredStatus) -> &[SharedEntry<Self::Entry>];
+}
+
+/// One line per kind with per-agent entries; [`KINDS_WITH_ENTRIES`] lists the same kinds, so
+/// a consumer iterating over them cannot miss one.
+macro_rules! shared_status {
+    ($($kind:ty => $entry:ty, $planned:ident;)*) => {
+        $(
+            impl SharedStatus for $kind {
+                type Entry = $entry;
+                fn entries(&self) -> &[$entry] {
+                    self.status
+                        .as_ref()
+                        .map(|s| s.agents.as_slice())
+                        .unwrap_or_default()
+                }
+                fn agent_of(entry: &$entry) -> &str {
+                    &entry.agent
+                }
+                fn conditions(entry: &$entry) -> &[Condition] {
+                    &entry.conditions
+                }
+                fn conditions_mut(entry: &mut $entry) -> &mut Vec<Condition> {
+                    &mut entry.conditions
+                }
+                fn planned(status: &DesiredStatus) -> &[SharedEntry<$entry>] {
+                    &status.$planned
+                }
+            }
+        )*
+
+        /// The kinds that implement [`SharedStatus`].
+        pub const KINDS_WITH_ENTRIES: &[Kind] = &[$(<$kind as Input>::KIND),*];
+    };
+}
+
+shared_status! {
+    api::MetricsInstance => MetricsInstanceAgentStatus, metrics_instances;
+    api::LogsInstance => LogsInstanceAgentStatus, logs_instances;
+    api::PodLogs => PodLogsAgentStatus, pod_logs;
+    api::Integration => IntegrationAgentStatus, integrations;
 }
 
 /// Every status write one agent's plan implies.

@@ -902,7 +902,8 @@ spec:
         let s = AssetSource::Secret;
         store.apply_meta(s, "ops", "creds", Some("5".into()));
         let d = discover(&agent, &store);
-        assert_eq!(d.to_load, BTreeMap::from([(creds.clone(), wanted.clone())]));
+        let to_read = crate::asset_key::DataRef::new(s, "ops", "creds");
+        assert_eq!(d.to_load, BTreeMap::from([(to_read, wanted.clone())]));
         assert!(d.rejections.is_empty(), "{:?}", d.rejections);
 
         let all_keys = BTreeSet::from(["pw".into(), "user".into(), "unrelated".into()]);

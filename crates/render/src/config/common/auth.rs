@@ -1,6 +1,14 @@
 //! `basic_auth`, `oauth2` and `authorization` blocks.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use api::prometheus::{BasicAuth, OAuth2};
+use serde::Serialize;
+
+use super::FieldError;
+use super::secrets::{Secrets, non_empty, optional_value};
+use crate::assets::{AssetError, AssetKey};
+use crate::rejection::Reason;
 
 /// `basic_auth` in agent.yml; which fields are inlined and which are files depends on the
 /// location (spec 4.17).
@@ -157,7 +165,10 @@ pub fn bearer_authorization(
 
 #[cfg(test)]
 mod tests {
+    use api::selectors::{SecretKeySelector, SecretOrConfigMap};
+
     use super::*;
+    use crate::assets::Assets;
 
     /// Q17: a client id from a ConfigMap is inlined; one that cannot be read fails the oauth2
     /// block with the reason why, optional or not (the agent refuses oauth2 without it),

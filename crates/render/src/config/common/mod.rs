@@ -1,19 +1,9 @@
 //! Output types and builders shared by the metrics and logs configs: relabel rules, TLS,
 //! auth blocks, kubernetes_sd_configs and the secret helpers (spec 4.1, 4.5, 4.6, 4.10).
 
-use std::collections::BTreeMap;
-
 use api::monitors::ScrapeEndpoint;
-use api::prometheus::{
-    ApiServerConfig, BasicAuth, OAuth2, RelabelConfig, SafeTlsConfig, TlsConfig,
-};
-use api::selectors::{NamespaceSelector, SecretKeySelector, SecretOrConfigMap};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use serde::Serialize;
 
-use crate::assets::{AssetError, AssetKey, Assets};
 use crate::input_ref::InputRef;
-use crate::references::is_optional;
 use crate::rejection::{Reason, Rejection};
 pub use crate::relabel::RelabelRule;
 
@@ -23,11 +13,14 @@ mod sd;
 mod secrets;
 mod tls;
 
-pub use auth::*;
-pub use relabel::*;
-pub use sd::*;
-pub use secrets::*;
-pub use tls::*;
+pub use auth::{
+    AuthorizationOut, BasicAuthOut, OAuth2Out, basic_auth_inline, basic_auth_password_file,
+    bearer_authorization, oauth2,
+};
+pub use relabel::{check_regex, selector_relabels, user_relabel_rule, user_relabel_rules};
+pub use sd::{KubernetesSdConfig, SdNamespaces, kubernetes_sd, sd_namespaces};
+pub use secrets::{Secrets, non_empty, optional_value};
+pub use tls::{TlsConfigOut, check_tls_pair, full_tls, safe_tls};
 
 /// A problem with one field of the object being rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

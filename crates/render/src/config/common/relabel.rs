@@ -1,6 +1,12 @@
 //! Relabel rules: users' rules checked as Prometheus checks them, and the rules that select targets by label.
 
-use super::*;
+use api::prometheus::RelabelConfig;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use super::FieldError;
+use super::secrets::non_empty;
+use crate::rejection::Reason;
+use crate::relabel::RelabelRule;
 
 /// Relabel actions Prometheus accepts (it lowercases them before checking).
 const RELABEL_ACTIONS: &[&str] = &[

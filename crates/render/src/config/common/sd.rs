@@ -1,6 +1,14 @@
 //! `kubernetes_sd_configs` entries and the namespaces they cover.
 
-use super::*;
+use api::prometheus::ApiServerConfig;
+use api::selectors::NamespaceSelector;
+use serde::Serialize;
+
+use super::FieldError;
+use super::auth::{AuthorizationOut, BasicAuthOut, basic_auth_inline, bearer_authorization};
+use super::secrets::Secrets;
+use super::tls::{TlsConfigOut, check_tls_pair, full_tls};
+use crate::rejection::Reason;
 
 /// The namespaces a monitor's service discovery covers (spec 4.5); empty means all.
 pub fn sd_namespaces(

@@ -1,6 +1,11 @@
 //! Resolving an object's Secret and ConfigMap references into values and in-pod paths.
 
-use super::*;
+use api::selectors::{SecretKeySelector, SecretOrConfigMap};
+
+use super::FieldError;
+use crate::assets::{AssetError, AssetKey, Assets};
+use crate::references::is_optional;
+use crate::rejection::Reason;
 
 /// Secret lookups for one object: references resolve in `namespace` (spec 4.1).
 #[derive(Clone, Copy)]

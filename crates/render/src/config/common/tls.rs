@@ -1,6 +1,11 @@
 //! `tls_config` blocks.
 
-use super::*;
+use api::prometheus::{SafeTlsConfig, TlsConfig};
+use api::selectors::SecretOrConfigMap;
+use serde::Serialize;
+
+use super::FieldError;
+use super::secrets::{Secrets, non_empty};
 
 /// `tls_config` in agent.yml.
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
