@@ -4,8 +4,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::CustomResourceExt;
 
 use crate::{
-    GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe,
-    ServiceMonitor,
+    GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodMonitor, Probe, ServiceMonitor,
 };
 
 /// Which CRDs to print.
@@ -26,7 +25,7 @@ pub fn crds(group: Option<CrdGroup>) -> Vec<CustomResourceDefinition> {
             Integration::crd(),
             LogsInstance::crd(),
             MetricsInstance::crd(),
-            PodLogs::crd(),
+            crate::pod_logs::crd(),
         ]);
     }
     if group != Some(CrdGroup::Grafana) {

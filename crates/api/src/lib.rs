@@ -1,7 +1,9 @@
 //! The custom resources agent-operator reads, as Rust types from which its CRDs are generated.
 //!
 //! * monitoring.grafana.com/v1alpha1: [`GrafanaAgent`], [`MetricsInstance`], [`LogsInstance`],
-//!   [`PodLogs`], [`Integration`] (each with a status subresource);
+//!   [`PodLogs`], [`Integration`] (each with a status subresource); PodLogs also as
+//!   monitoring.grafana.com/v1alpha2, Grafana Alloy's version, with the same schema
+//!   ([`pod_logs::crd`]);
 //! * monitoring.coreos.com/v1: [`ServiceMonitor`], [`PodMonitor`], [`Probe`] (read only).
 //!
 //! Field names and types match the upstream Grafana Agent Operator CRDs, so existing

@@ -1,15 +1,54 @@
 //! `PodLogs`: which pods' logs a LogsInstance collects and how each line is processed.
+//!
+//! One CRD serves two versions with one schema: `v1alpha1`, the Grafana Agent Operator's (the
+//! stored version), and `v1alpha2`, Grafana Alloy's (read by its `loki.source.podlogs`), whose
+//! fields (`selector`, a label-selector `namespaceSelector`, `relabelings`) are all v1alpha1's
+//! too. Without a conversion webhook the API server stores an object as it was written and only
+//! relabels its apiVersion when it is read in the other version, after pruning it with that
+//! version's schema; with two different schemas, a write through one version (even `kubectl
+//! label`, which uses v1alpha2, the preferred version) would erase the fields only the other
+//! one has. One schema makes that round trip lossless ([`crd`]).
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::CustomResource;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceConversion, CustomResourceDefinition,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
+use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::prometheus::RelabelConfig;
-use crate::selectors::NamespaceSelector;
 use crate::status::PodLogsStatus;
+
+/// The version the API server stores PodLogs in: the Grafana Agent Operator's.
+pub const STORED_VERSION: &str = "v1alpha1";
+/// Grafana Alloy's version of PodLogs, served with the same schema.
+pub const ALLOY_VERSION: &str = "v1alpha2";
+/// The categories Alloy's PodLogs CRD declares (`kubectl get alloy` lists PodLogs).
+const ALLOY_CATEGORIES: [&str; 2] = ["grafana-alloy", "alloy"];
+
+/// The PodLogs CRD: [`STORED_VERSION`] and [`ALLOY_VERSION`], both served with the same
+/// schema, subresources and columns, `conversion: None` (the API server only rewrites the
+/// apiVersion), and Alloy's categories beside ours.
+pub fn crd() -> CustomResourceDefinition {
+    let mut crd = <PodLogs as CustomResourceExt>::crd();
+    let alloy = crd.spec.versions.first().map(|stored| {
+        let mut alloy = stored.clone();
+        alloy.name = ALLOY_VERSION.to_owned();
+        alloy.storage = false;
+        alloy
+    });
+    crd.spec.versions.extend(alloy);
+    crd.spec.conversion = Some(CustomResourceConversion {
+        strategy: "None".to_owned(),
+        webhook: None,
+    });
+    let categories = crd.spec.names.categories.get_or_insert_with(Vec::new);
+    categories.extend(ALLOY_CATEGORIES.map(str::to_owned));
+    crd
+}
 
 /// Which Pods' logs to collect and how to process each line. Becomes one promtail scrape job,
 /// `podLogs/<namespace>/<name>`, in the config of every LogsInstance that selects it.
@@ -20,7 +59,7 @@ use crate::status::PodLogsStatus;
     group = "monitoring.grafana.com",
     version = "v1alpha1",
     kind = "PodLogs",
-    doc = "Which pods' logs a LogsInstance collects, and how each line is processed.",
+    doc = "Which pods' logs a LogsInstance collects, and how each line is processed. Served as v1alpha1 (the Grafana Agent Operator's, stored) and v1alpha2 (Grafana Alloy's) with the same schema; a v1alpha2 PodLogs written for Alloy is a PodLogs without pipeline stages.",
     plural = "podlogs",
     singular = "podlogs",
     namespaced,
@@ -58,10 +97,10 @@ pub struct PodLogsSpec {
     pub pod_target_labels: Vec<String>,
     /// Selects the pods whose logs are collected. Required.
     pub selector: LabelSelector,
-    /// The namespaces to discover Pods in. Defaults to the PodLogs' own namespace; ignored (own
-    /// namespace only) when the GrafanaAgent sets `spec.logs.ignoreNamespaceSelectors`.
+    /// The namespaces to discover Pods in. Unset or `{}`: the PodLogs' own namespace. Ignored
+    /// (own namespace only) when the GrafanaAgent sets `spec.logs.ignoreNamespaceSelectors`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace_selector: Option<NamespaceSelector>,
+    pub namespace_selector: Option<PodLogsNamespaceSelector>,
     /// Processing stages run on every log line, in order. A value promtail would refuse (a bad
     /// regular expression, duration or label name) rejects the PodLogs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -71,6 +110,55 @@ pub struct PodLogsSpec {
     /// each agent pod discovers every selected Pod; add a `__host__` rule here to limit that.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relabelings: Vec<RelabelConfig>,
+}
+
+/// The namespaces a PodLogs discovers Pods in, in either of two spellings: prometheus-operator's
+/// `any`/`matchNames` (the Grafana Agent Operator's v1alpha1), or a label selector on the
+/// namespaces' labels, `matchLabels`/`matchExpressions` (Alloy's v1alpha2). Both versions accept
+/// both; a PodLogs setting one of each spelling is rejected. Unset or `{}` means the PodLogs' own
+/// namespace, where Alloy's `loki.source.podlogs` reads every namespace: `matchLabels: {}`
+/// means every namespace to both.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PodLogsNamespaceSelector {
+    /// When true, Pods are discovered in every namespace and `matchNames` is ignored.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any: bool,
+    /// The namespaces to discover Pods in, when `any` is false; empty means the PodLogs' own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub match_names: Vec<String>,
+    /// Namespace labels, each of which a namespace must carry with this value (Alloy's
+    /// spelling, ANDed with `matchExpressions`). Present, even empty, makes this a label
+    /// selector: an empty one matches every namespace. Every namespace carries
+    /// `kubernetes.io/metadata.name` with its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_labels: Option<BTreeMap<String, String>>,
+    /// Requirements on namespace labels (Alloy's spelling, ANDed with `matchLabels`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_expressions: Option<Vec<LabelSelectorRequirement>>,
+}
+
+impl PodLogsNamespaceSelector {
+    /// The label selector (Alloy's spelling), when `matchLabels` or `matchExpressions` is
+    /// present, even empty.
+    pub fn label_selector(&self) -> Option<LabelSelector> {
+        (self.match_labels.is_some() || self.match_expressions.is_some()).then(|| LabelSelector {
+            match_labels: self.match_labels.clone(),
+            match_expressions: self.match_expressions.clone(),
+        })
+    }
+
+    /// Whether the label selector is present with no requirement: every namespace.
+    pub fn selects_every_namespace(&self) -> bool {
+        self.label_selector().is_some()
+            && self.match_labels.iter().flatten().next().is_none()
+            && self.match_expressions.iter().flatten().next().is_none()
+    }
+
+    /// Whether prometheus-operator's spelling (`any: true` or `matchNames`) is used.
+    pub fn names_namespaces(&self) -> bool {
+        self.any || !self.match_names.is_empty()
+    }
 }
 
 /// One promtail pipeline stage. Exactly one field is expected to be set (not enforced, as

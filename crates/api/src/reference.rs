@@ -77,7 +77,11 @@ fn collect() -> (Types, Vec<KindEntry>) {
         entry::<GrafanaAgent, GrafanaAgentSpec, GrafanaAgentStatus>(&mut generator),
         entry::<MetricsInstance, MetricsInstanceSpec, MetricsInstanceStatus>(&mut generator),
         entry::<LogsInstance, LogsInstanceSpec, LogsInstanceStatus>(&mut generator),
-        entry::<PodLogs, PodLogsSpec, PodLogsStatus>(&mut generator),
+        KindEntry {
+            // Both versions it serves (one schema).
+            crd: crate::pod_logs::crd(),
+            ..entry::<PodLogs, PodLogsSpec, PodLogsStatus>(&mut generator)
+        },
         entry::<Integration, IntegrationSpec, IntegrationStatus>(&mut generator),
     ];
     for (crd, spec) in [
@@ -139,7 +143,6 @@ impl Types {
 
     fn kind_section(&self, kind: &KindEntry, written: &mut Vec<String>, out: &mut String) {
         let crd = &kind.crd.spec;
-        let version = crd.versions.first().map_or("", |v| v.name.as_str());
         let _ = writeln!(out, "## {}\n", crd.names.kind);
         let kind_doc = crd.versions.first().and_then(|v| v.schema.as_ref());
         let kind_doc = kind_doc.and_then(|s| s.open_api_v3_schema.as_ref());
@@ -147,7 +150,19 @@ impl Types {
             let _ = writeln!(out, "{}\n", cell(text));
         }
         let _ = writeln!(out, "| | |\n|---|---|");
-        let _ = writeln!(out, "| apiVersion | `{}/{version}` |", crd.group);
+        let versions: Vec<String> = crd
+            .versions
+            .iter()
+            .map(|v| {
+                let stored = if crd.versions.len() > 1 && v.storage {
+                    " (stored)"
+                } else {
+                    ""
+                };
+                format!("`{}/{}`{stored}", crd.group, v.name)
+            })
+            .collect();
+        let _ = writeln!(out, "| apiVersion | {} |", versions.join(", "));
         let _ = writeln!(out, "| plural | `{}` |", crd.names.plural);
         let _ = writeln!(out, "| scope | {} |", crd.scope);
         if let Some(short) = crd.names.short_names.as_ref().filter(|s| !s.is_empty()) {

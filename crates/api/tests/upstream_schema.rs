@@ -118,7 +118,17 @@ fn every_upstream_field_exists_with_the_same_type() {
             m.names.short_names.clone().unwrap_or_default(),
             "{name} short names"
         );
-        assert_eq!(t.names.categories, m.names.categories, "{name} categories");
+        // Our PodLogs CRD also serves Alloy's v1alpha2 and carries Alloy's categories too
+        // (alloy_pod_logs_v1alpha2_is_served_with_every_field_of_alloys_schema).
+        let mut our_categories = m.names.categories.clone().unwrap_or_default();
+        if name == POD_LOGS {
+            our_categories.retain(|c| !ALLOY_CATEGORIES.contains(&c.as_str()));
+        }
+        assert_eq!(
+            t.names.categories.clone().unwrap_or_default(),
+            our_categories,
+            "{name} categories"
+        );
         assert_eq!(t.versions.len(), 1);
         assert_eq!(t.versions[0].name, m.versions[0].name, "{name} version");
         assert!(
@@ -319,5 +329,125 @@ fn every_upstream_default_enum_and_pattern_is_declared_by_ours() {
         missing.is_empty(),
         "not declared by ours:\n{}",
         missing.join("\n")
+    );
+}
+
+const POD_LOGS: &str = "podlogs.monitoring.grafana.com";
+const ALLOY_CATEGORIES: [&str; 2] = ["grafana-alloy", "alloy"];
+
+/// Grafana Alloy's PodLogs CRD (monitoring.grafana.com/v1alpha2, read by its
+/// `loki.source.podlogs`), beside the upstream ones.
+fn alloy_pod_logs() -> CustomResourceDefinition {
+    upstream("../alloy_crds/monitoring.grafana.com_podlogs.yaml")
+}
+
+fn version_schema<'a>(crd: &'a CustomResourceDefinition, version: &str) -> &'a JSONSchemaProps {
+    crd.spec
+        .versions
+        .iter()
+        .find(|v| v.name == version)
+        .and_then(|v| v.schema.as_ref())
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .unwrap_or_else(|| panic!("no schema for {version}"))
+}
+
+/// Our PodLogs CRD can replace Alloy's: it serves v1alpha2 with every field of Alloy's schema
+/// at the same path and type, every default, pattern and enum value Alloy's declares, and
+/// Alloy's names and categories; and v1alpha1 stays the stored version.
+#[test]
+fn alloy_pod_logs_v1alpha2_is_served_with_every_field_of_alloys_schema() {
+    let theirs = alloy_pod_logs();
+    let all = crds(None);
+    let ours = all
+        .iter()
+        .find(|c| c.metadata.name.as_deref() == Some(POD_LOGS))
+        .expect("our PodLogs CRD");
+    let (t, m) = (&theirs.spec, &ours.spec);
+    assert_eq!(theirs.metadata.name.as_deref(), Some(POD_LOGS));
+    assert_eq!((&t.group, &t.scope), (&m.group, &m.scope));
+    assert_eq!(
+        (&t.names.kind, &t.names.plural, &t.names.singular),
+        (&m.names.kind, &m.names.plural, &m.names.singular)
+    );
+    let our_categories = m.names.categories.clone().unwrap_or_default();
+    for category in t.names.categories.iter().flatten() {
+        assert!(our_categories.contains(category), "category {category}");
+    }
+    assert_eq!(t.versions.len(), 1);
+    let served: Vec<(&str, bool, bool)> = m
+        .versions
+        .iter()
+        .map(|v| (v.name.as_str(), v.served, v.storage))
+        .collect();
+    assert_eq!(
+        served,
+        [
+            ("v1alpha1", true, true),
+            (t.versions[0].name.as_str(), true, false)
+        ]
+    );
+    assert_eq!(
+        m.conversion.as_ref().map(|c| c.strategy.as_str()),
+        Some("None")
+    );
+
+    let mut problems = Vec::new();
+    compare(
+        POD_LOGS,
+        version_schema(&theirs, "v1alpha2"),
+        version_schema(ours, "v1alpha2"),
+        &mut problems,
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+    // Alloy's enums must be within ours (ours adds keepequal and dropequal); every other
+    // default and pattern must be ours too.
+    let (mut their_rules, mut our_rules) = (Vec::new(), Vec::new());
+    validations(
+        POD_LOGS,
+        version_schema(&theirs, "v1alpha2"),
+        &mut their_rules,
+    );
+    validations(POD_LOGS, version_schema(ours, "v1alpha2"), &mut our_rules);
+    assert!(their_rules.len() >= 3, "{their_rules:?}");
+    for rule in &their_rules {
+        let declared = match rule.split_once(" enum: ") {
+            Some((path, values)) => our_rules.iter().any(|o| {
+                o.split_once(" enum: ").is_some_and(|(p, ours)| {
+                    let ours: Vec<&str> = ours.split(',').collect();
+                    p == path && values.split(',').all(|v| ours.contains(&v))
+                })
+            }),
+            None => our_rules.contains(rule),
+        };
+        assert!(declared, "not declared by ours: {rule}");
+    }
+}
+
+/// Without a conversion webhook the API server stores an object as written and, read in the
+/// other version, prunes it with that version's schema: both versions must have one schema,
+/// one status subresource and the same columns, or a write through one version (kubectl uses
+/// v1alpha2, the preferred one) would erase what only the other declares.
+#[test]
+fn both_pod_logs_versions_serve_one_schema() {
+    let all = crds(None);
+    let ours = all
+        .iter()
+        .find(|c| c.metadata.name.as_deref() == Some(POD_LOGS))
+        .expect("our PodLogs CRD");
+    let [stored, alloy] = &ours.spec.versions[..] else {
+        panic!("two versions: {:?}", ours.spec.versions);
+    };
+    assert_eq!(stored.schema, alloy.schema);
+    assert_eq!(stored.subresources, alloy.subresources);
+    assert_eq!(
+        stored.additional_printer_columns,
+        alloy.additional_printer_columns
+    );
+    assert!(
+        stored
+            .subresources
+            .as_ref()
+            .is_some_and(|s| s.status.is_some())
     );
 }

@@ -5,10 +5,12 @@
 //! exactly the shipped RBAC, runs a scenario that exercises every kind of write it makes with no
 //! Forbidden response; the API server's audit log of that run shows that every granted rule was
 //! used, except the rules whose comment in the manifest says why no request of ours shows it
-//! (a comment line starting with `Not in the audit log:`).
+//! (a comment line starting with `Not in the audit log:`). And our CRDs install next to
+//! Alloy's PodLogs CRD and prometheus-operator's CRDs as docs/getting-started.md says
+//! ([`our_crds_install_next_to_alloys_and_prometheus_operators`]).
 //!
-//! This test starts its own control plane (not testenv's shared one) for a fresh audit log that
-//! holds only this scenario.
+//! Each test starts its own control plane (not testenv's shared one): a fresh audit log that
+//! holds only its scenario, and CRDs no other test installs first.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -779,4 +781,415 @@ fn runs_with_exactly_its_rbac(install: &Install) {
     let ungranted: Vec<_> = used.difference(&granted_rules).collect();
     assert!(ungranted.is_empty(), "used without a rule: {ungranted:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The namespaces and the logs pipeline of [`our_crds_install_next_to_alloys_and_prometheus_operators`]:
+/// the PodLogs' Pods live in namespaces labelled `team=apps`.
+const LOGS_AGENT: &str = r#"
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: monitoring
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+  labels: {team: apps}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: ops
+  labels: {team: ops}
+"#;
+
+/// Written for Alloy's `loki.source.podlogs` (v1alpha2: no stages, a label namespace selector).
+const ALLOY_POD_LOGS: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha2
+kind: PodLogs
+metadata:
+  name: alloy-made
+  namespace: monitoring
+spec:
+  selector:
+    matchLabels: {app: web}
+  namespaceSelector:
+    matchLabels: {team: apps}
+  relabelings:
+  - sourceLabels: [__meta_kubernetes_pod_node_name]
+    targetLabel: node
+"#;
+
+/// A GrafanaAgent and LogsInstance, a v1alpha1 PodLogs with stages and a second v1alpha2 one.
+const LOGS_INPUTS: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata:
+  name: agent
+  namespace: monitoring
+spec:
+  logs:
+    instanceSelector: {}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata:
+  name: primary
+  namespace: monitoring
+spec:
+  clients:
+  - url: http://loki.monitoring.svc:3100/loki/api/v1/push
+  podLogsSelector: {}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata:
+  name: staged
+  namespace: monitoring
+spec:
+  selector:
+    matchLabels: {app: api}
+  jobLabel: app
+  namespaceSelector:
+    matchNames: [shop]
+  pipelineStages:
+  - cri: {}
+---
+apiVersion: monitoring.grafana.com/v1alpha2
+kind: PodLogs
+metadata:
+  name: every-namespace
+  namespace: monitoring
+spec:
+  selector:
+    matchLabels: {logs: "on"}
+  namespaceSelector:
+    matchLabels: {}
+"#;
+
+/// `.spec` of PodLogs `monitoring/NAME`, read as `version`: the apiVersion the API server
+/// answers with, and the spec.
+fn pod_logs_as(cp: &ControlPlane, version: &str, name: &str) -> (String, Value) {
+    let resource = format!("podlogs.{version}.monitoring.grafana.com");
+    let out = cp.ok(
+        &["-n", "monitoring", "get", &resource, name, "-o", "json"],
+        None,
+    );
+    let object: Value = serde_json::from_str(&out).expect("kubectl JSON");
+    let api_version = object["apiVersion"].as_str().unwrap_or_default().to_owned();
+    (api_version, object["spec"].clone())
+}
+
+/// The job of `name` in the logs config `config` (an agent.yml).
+fn pod_logs_job<'a>(config: &'a Value, name: &str) -> &'a Value {
+    let job_name = format!("podLogs/monitoring/{name}");
+    config["logs"]["configs"][0]["scrape_configs"]
+        .as_array()
+        .and_then(|jobs| jobs.iter().find(|j| j["job_name"] == job_name.as_str()))
+        .unwrap_or_else(|| panic!("no job {job_name} in {config}"))
+}
+
+/// docs/getting-started.md's install beside Alloy and prometheus-operator, on the real API
+/// server: prometheus-operator's CRDs in place, Alloy's PodLogs CRD (v1alpha2 only) created as
+/// its chart creates it, with a PodLogs written for Alloy stored as v1alpha2; then our
+/// `monitoring.grafana.com` CRDs (`crds --group grafana`) applied server-side, taking the
+/// PodLogs CRD over (`--force-conflicts`) and leaving prometheus-operator's alone. Every
+/// PodLogs then reads back whole as v1alpha1 and v1alpha2 (one schema, `conversion: None`);
+/// a label written through v1alpha2, kubectl's preferred version, keeps a v1alpha1 PodLogs'
+/// stages; the operator, which reads PodLogs as v1alpha1, renders the v1alpha2 ones as PodLogs
+/// without stages (the label namespace selector resolved to the namespaces it matches) and its
+/// status shows through v1alpha2; `explain` from the cluster agrees.
+#[test]
+fn our_crds_install_next_to_alloys_and_prometheus_operators() {
+    let dir = scratch_dir("next-to-alloy-and-prometheus-operator");
+    let cp = ControlPlane::start(&dir);
+
+    // prometheus-operator's CRDs, as its own install leaves them.
+    let upstream = root().join("../shared/upstream/crds");
+    assert!(
+        upstream.is_dir(),
+        "{} is missing: the upstream CRDs live in ../shared beside the checkout",
+        upstream.display()
+    );
+    let mut coreos: Vec<PathBuf> = std::fs::read_dir(&upstream)
+        .expect("upstream CRDs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("monitoring.coreos.com_"))
+        })
+        .collect();
+    coreos.sort();
+    assert_eq!(coreos.len(), 3, "{coreos:?}");
+    for file in &coreos {
+        let path = file.to_str().expect("UTF-8 path");
+        cp.ok(
+            &[
+                "apply",
+                "--server-side",
+                "--field-manager=prometheus-operator",
+                "-f",
+                path,
+            ],
+            None,
+        );
+    }
+    // Alloy's PodLogs CRD, created as Helm creates a chart's CRDs, and a PodLogs for Alloy.
+    cp.ok(
+        &[
+            "create",
+            "-f",
+            "crates/api/tests/alloy_crds/monitoring.grafana.com_podlogs.yaml",
+        ],
+        None,
+    );
+    let established = [
+        "wait",
+        "--for",
+        "condition=established",
+        "--timeout=60s",
+        "crd",
+        "--all",
+    ];
+    cp.ok(&established, None);
+    cp.ok(&["apply", "--server-side", "-f", "-"], Some(LOGS_AGENT));
+    cp.ok(&["apply", "-f", "-"], Some(ALLOY_POD_LOGS));
+    let (_, written) = pod_logs_as(&cp, "v1alpha2", "alloy-made");
+
+    // Ours: without --force-conflicts, the apply is refused for the fields Alloy's owns.
+    let crds = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(["crds", "--group", "grafana"])
+        .output()
+        .expect("agent-operator crds");
+    assert!(crds.status.success());
+    let crds = String::from_utf8(crds.stdout).expect("UTF-8");
+    let refused = cp.kubectl(&["apply", "--server-side", "-f", "-"], Some(&crds));
+    assert!(
+        !refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("conflict"),
+        "{refused:?}"
+    );
+    cp.ok(
+        &["apply", "--server-side", "--force-conflicts", "-f", "-"],
+        Some(&crds),
+    );
+    cp.ok(&established, None);
+    let crd: Value = serde_json::from_str(&cp.ok(
+        &["get", "crd", "podlogs.monitoring.grafana.com", "-o", "json"],
+        None,
+    ))
+    .expect("CRD JSON");
+    let versions: Vec<(String, bool, bool)> = crd["spec"]["versions"]
+        .as_array()
+        .expect("versions")
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap_or_default().to_owned(),
+                v["served"] == true,
+                v["storage"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("v1alpha1".to_owned(), true, true),
+            ("v1alpha2".to_owned(), true, false)
+        ]
+    );
+    assert_eq!(crd["spec"]["conversion"]["strategy"], "None");
+    assert_eq!(
+        crd["status"]["storedVersions"],
+        serde_json::json!(["v1alpha2", "v1alpha1"]),
+        "Alloy's object stays stored as v1alpha2"
+    );
+    // prometheus-operator's CRDs are still theirs alone.
+    for file in &coreos {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".yaml"))
+            .and_then(|n| n.split_once('_'))
+            .map(|(group, plural)| format!("{plural}.{group}"))
+            .expect("<group>_<plural>.yaml");
+        let theirs: Value = serde_json::from_str(&cp.ok(
+            &["get", "crd", &name, "-o", "json", "--show-managed-fields"],
+            None,
+        ))
+        .expect("CRD JSON");
+        let managers: BTreeSet<&str> = theirs["metadata"]["managedFields"]
+            .as_array()
+            .expect("managedFields")
+            .iter()
+            .filter_map(|m| m["manager"].as_str())
+            .filter(|m| *m != "kube-apiserver")
+            .collect();
+        assert_eq!(managers, BTreeSet::from(["prometheus-operator"]), "{name}");
+    }
+
+    // Written before ours, read back whole in both versions.
+    for version in ["v1alpha1", "v1alpha2"] {
+        let (api_version, spec) = pod_logs_as(&cp, version, "alloy-made");
+        assert_eq!(api_version, format!("monitoring.grafana.com/{version}"));
+        assert_eq!(spec, written, "alloy-made as {version}");
+    }
+    assert_eq!(written["namespaceSelector"]["matchLabels"]["team"], "apps");
+    assert_eq!(written["relabelings"][0]["targetLabel"], "node");
+
+    cp.ok(&["apply", "-f", "-"], Some(LOGS_INPUTS));
+    // kubectl reads and writes PodLogs as v1alpha2, the preferred version: a label written
+    // that way keeps what only v1alpha1's users write.
+    let preferred = cp.ok(
+        &[
+            "-n",
+            "monitoring",
+            "get",
+            "podlogs",
+            "staged",
+            "-o",
+            "jsonpath={.apiVersion}",
+        ],
+        None,
+    );
+    assert_eq!(preferred, "monitoring.grafana.com/v1alpha2");
+    cp.ok(
+        &[
+            "-n",
+            "monitoring",
+            "label",
+            "podlogs",
+            "staged",
+            "touched=yes",
+        ],
+        None,
+    );
+    for version in ["v1alpha1", "v1alpha2"] {
+        let (_, staged) = pod_logs_as(&cp, version, "staged");
+        assert_eq!(staged["pipelineStages"][0]["cri"], serde_json::json!({}));
+        assert_eq!(staged["jobLabel"], "app");
+        assert_eq!(staged["namespaceSelector"]["matchNames"][0], "shop");
+    }
+    let (_, every) = pod_logs_as(&cp, "v1alpha1", "every-namespace");
+    assert_eq!(
+        every["namespaceSelector"],
+        serde_json::json!({"matchLabels": {}}),
+        "an empty matchLabels is kept"
+    );
+
+    // The operator reads PodLogs as v1alpha1.
+    let args: Vec<String> = [
+        "run",
+        "--metrics-listen-address=127.0.0.1:0",
+        "--health-listen-address=127.0.0.1:0",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let operator = Operator::start(&args, &cp.kubeconfig, &dir);
+    let logs_config = |cp: &ControlPlane| -> Option<Value> {
+        let out = cp.kubectl(
+            &[
+                "-n",
+                "monitoring",
+                "get",
+                "secret",
+                "agent-logs-config",
+                "-o",
+                "jsonpath={.data.agent\\.yml}",
+            ],
+            None,
+        );
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(String::from_utf8_lossy(&out.stdout).trim())
+            .ok()?;
+        serde_saphyr::from_str(&String::from_utf8(bytes).ok()?).ok()
+    };
+    cp.wait_for(
+        "the logs config with the three PodLogs",
+        &["-n", "monitoring", "get", "secret", "agent-logs-config"],
+        |_| {
+            logs_config(&cp).is_some_and(|c| {
+                c["logs"]["configs"][0]["scrape_configs"]
+                    .as_array()
+                    .is_some_and(|jobs| jobs.len() == 3)
+            })
+        },
+    );
+    let config = logs_config(&cp).expect("the logs config");
+    let alloy_made = pod_logs_job(&config, "alloy-made");
+    assert_eq!(
+        alloy_made["kubernetes_sd_configs"][0]["namespaces"]["names"],
+        serde_json::json!(["shop"]),
+        "team=apps is shop"
+    );
+    assert!(alloy_made.get("pipeline_stages").is_none(), "{alloy_made}");
+    let node_rule = alloy_made["relabel_configs"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .any(|r| r["target_label"] == "node");
+    assert!(node_rule, "{alloy_made}");
+    let every = pod_logs_job(&config, "every-namespace");
+    assert!(
+        every["kubernetes_sd_configs"][0]
+            .get("namespaces")
+            .is_none(),
+        "matchLabels: {{}} is every namespace: {every}"
+    );
+    let staged = pod_logs_job(&config, "staged");
+    assert_eq!(staged["pipeline_stages"], serde_json::json!([{"cri": {}}]));
+    // The status the operator writes through v1alpha1 shows through v1alpha2 as well.
+    cp.wait_for(
+        "alloy-made's status entry",
+        &[
+            "-n",
+            "monitoring",
+            "get",
+            "podlogs.v1alpha2.monitoring.grafana.com",
+            "alloy-made",
+            "-o",
+            "jsonpath={.status.agents[*].agent}",
+        ],
+        |out| out.trim() == "monitoring/agent",
+    );
+    // A namespace that starts matching the label selector is added to the job.
+    cp.ok(
+        &["label", "namespace", "ops", "team=apps", "--overwrite"],
+        None,
+    );
+    cp.wait_for(
+        "ops in alloy-made's namespaces",
+        &["-n", "monitoring", "get", "secret", "agent-logs-config"],
+        |_| {
+            logs_config(&cp).is_some_and(|c| {
+                pod_logs_job(&c, "alloy-made")["kubernetes_sd_configs"][0]["namespaces"]["names"]
+                    == serde_json::json!(["ops", "shop"])
+            })
+        },
+    );
+
+    // explain, which reads the cluster as the operator does (controller::list_inputs).
+    let explained = Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(["explain", "podlogs/monitoring/alloy-made", "-o", "json"])
+        .env("KUBECONFIG", &cp.kubeconfig)
+        .output()
+        .expect("agent-operator explain");
+    let answer = String::from_utf8_lossy(&explained.stdout);
+    assert!(
+        explained.status.success(),
+        "{}",
+        String::from_utf8_lossy(&explained.stderr)
+    );
+    assert!(
+        answer.contains("\"result\": \"rendered\"")
+            && answer.contains("podLogs/monitoring/alloy-made"),
+        "{answer}"
+    );
+
+    let log = operator.stop();
+    assert!(
+        !log.contains("level=error") && !log.contains("level=warn"),
+        "the operator logged errors or warnings:\n{log}"
+    );
 }

@@ -68,9 +68,24 @@ fn pattern_meaning(pattern: &str) -> Option<&'static str> {
 
 /// One of our kinds as the API server admits it.
 pub(crate) struct CrdSchema {
-    /// The one apiVersion served.
-    pub(crate) api_version: String,
-    pub(crate) schema: JSONSchemaProps,
+    /// Each apiVersion served, with its schema, in the CRD's order (the stored one first).
+    pub(crate) versions: Vec<(String, JSONSchemaProps)>,
+}
+
+impl CrdSchema {
+    /// The schema of `api_version`, if it is served.
+    pub(crate) fn schema(&self, api_version: &str) -> Option<&JSONSchemaProps> {
+        self.versions
+            .iter()
+            .find(|(served, _)| served == api_version)
+            .map(|(_, schema)| schema)
+    }
+
+    /// The apiVersions served, for a message.
+    pub(crate) fn served(&self) -> String {
+        let names: Vec<&str> = self.versions.iter().map(|(v, _)| v.as_str()).collect();
+        names.join(" or ")
+    }
 }
 
 /// The schema of each of our kinds, from the CRDs we generate.
@@ -79,17 +94,19 @@ pub(crate) fn crd_schemas() -> &'static BTreeMap<String, CrdSchema> {
     SCHEMAS.get_or_init(|| {
         api::crds::crds(None)
             .into_iter()
-            .filter_map(|crd| {
-                let version = crd.spec.versions.into_iter().next()?;
-                let schema = version.schema?.open_api_v3_schema?;
-                let api_version = format!("{}/{}", crd.spec.group, version.name);
-                Some((
-                    crd.spec.names.kind,
-                    CrdSchema {
-                        api_version,
-                        schema,
-                    },
-                ))
+            .map(|crd| {
+                let group = &crd.spec.group;
+                let versions = crd
+                    .spec
+                    .versions
+                    .into_iter()
+                    .filter(|v| v.served)
+                    .filter_map(|v| {
+                        let schema = v.schema?.open_api_v3_schema?;
+                        Some((format!("{group}/{}", v.name), schema))
+                    })
+                    .collect();
+                (crd.spec.names.kind, CrdSchema { versions })
             })
             .collect()
     })
@@ -104,8 +121,8 @@ fn compiled(pattern: &str) -> Option<&'static Regex> {
             // From the schemas the loader already holds: generating the CRDs again would
             // cost a one-shot `render` a noticeable part of its start.
             let mut all = BTreeMap::new();
-            for crd in crd_schemas().values() {
-                collect_patterns(&crd.schema, &mut all);
+            for (_, schema) in crd_schemas().values().flat_map(|crd| &crd.versions) {
+                collect_patterns(schema, &mut all);
             }
             all
         })

@@ -116,4 +116,7 @@ pub struct Dependencies {
     pub selectors: Vec<SelectorDependency>,
     /// Every Secret and ConfigMap referenced (present or not), with the keys referenced.
     pub references: BTreeMap<InputRef, BTreeSet<String>>,
+    /// The namespaces a PodLogs' label `namespaceSelector` matched: a change of one (it may
+    /// stop matching) maps back to the agent, as one of a member's namespace does.
+    pub namespaces: BTreeSet<String>,
 }

@@ -43,6 +43,9 @@ use crate::rejection::{Reason, Rejection};
 use crate::selector;
 use crate::store::{Input, InputView, labels_of};
 
+/// The label the API server sets on every namespace, its value the namespace's name.
+const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
 /// A MetricsInstance and the monitors it selected.
 #[derive(Debug, Clone)]
 pub struct MetricsInstanceNode {
@@ -80,6 +83,10 @@ pub struct Hierarchy {
     pub logs: Vec<LogsInstanceNode>,
     pub integrations: Vec<Arc<Integration>>,
     pub assets: Assets,
+    /// For each selected PodLogs whose `namespaceSelector` is a valid label selector (Alloy's
+    /// spelling), the namespaces it matches, by name; none when the agent ignores namespace
+    /// selectors.
+    pub pod_namespaces: BTreeMap<InputRef, Vec<String>>,
 }
 
 impl Hierarchy {
@@ -135,6 +142,7 @@ struct Discoverer<'a, V: ?Sized> {
     /// at the end at once, rather than one ordered insertion per member.
     members: Vec<InputRef>,
     assets: Assets,
+    pod_namespaces: BTreeMap<InputRef, Vec<String>>,
 }
 
 impl<V: InputView + ?Sized> Discoverer<'_, V> {
@@ -223,6 +231,55 @@ impl<V: InputView + ?Sized> Discoverer<'_, V> {
         selected
     }
 
+    /// The namespaces `pod_logs`' label `namespaceSelector` matches (Alloy's spelling), kept
+    /// in [`Hierarchy::pod_namespaces`]; the selector and the namespaces matched are depended
+    /// on, so a namespace that starts or stops matching reconciles the agent. Every namespace
+    /// carries `kubernetes.io/metadata.name` with its name (the API server sets it; files may
+    /// leave it out). An invalid selector is left to the config, which rejects the PodLogs.
+    fn pod_namespaces(&mut self, pod_logs: &PodLogs) {
+        let Some(selector) = pod_logs
+            .spec
+            .namespace_selector
+            .as_ref()
+            // An empty selector is every namespace: nothing to look up.
+            .filter(|s| !s.selects_every_namespace())
+            .and_then(|s| s.label_selector())
+        else {
+            return;
+        };
+        let me = InputRef::of(Kind::PodLogs, pod_logs);
+        if self.pod_namespaces.contains_key(&me) {
+            return;
+        }
+        self.dependencies.selectors.push(SelectorDependency::new(
+            Kind::Namespace,
+            None,
+            Some(&selector),
+            me.namespace.clone(),
+        ));
+        let Ok(matcher) = selector::LabelMatcher::new(Some(&selector)) else {
+            return;
+        };
+        let matched: Vec<String> = self
+            .inputs
+            .namespace_names()
+            .into_iter()
+            .filter(|name| {
+                let labels = self.inputs.namespace_labels(name);
+                if labels.contains_key(NAMESPACE_NAME_LABEL) {
+                    matcher.matches(labels)
+                } else {
+                    let mut named = labels.clone();
+                    named.insert(NAMESPACE_NAME_LABEL.to_owned(), (*name).to_owned());
+                    matcher.matches(&named)
+                }
+            })
+            .map(str::to_owned)
+            .collect();
+        self.dependencies.namespaces.extend(matched.iter().cloned());
+        self.pod_namespaces.insert(me, matched);
+    }
+
     /// Resolves `refs` of `owner` into the asset store. Returns false (and reports) when a
     /// referenced Secret exists without the key (unless the selector is optional), or its
     /// file name collides.
@@ -293,6 +350,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         dependencies: Dependencies::default(),
         members: Vec::new(),
         assets: Assets::default(),
+        pod_namespaces: BTreeMap::new(),
     };
     let agent_ref = InputRef::of(Kind::GrafanaAgent, agent.as_ref());
     let spec = &agent.spec;
@@ -366,6 +424,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         .collect();
 
     let logs_spec = spec.logs.as_ref();
+    let ignore_namespace_selectors = logs_spec.is_some_and(|l| l.ignore_namespace_selectors);
     let logs_instances = d.select::<LogsInstance>(
         &agent_ref,
         [
@@ -386,6 +445,11 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
                 instance.spec.pod_logs_selector.as_ref(),
                 instance.spec.pod_logs_namespace_selector.as_ref(),
             );
+            if !ignore_namespace_selectors {
+                for p in &pod_logs {
+                    d.pod_namespaces(p);
+                }
+            }
             LogsInstanceNode { pod_logs, instance }
         })
         .collect();
@@ -414,6 +478,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
             logs,
             integrations,
             assets: d.assets,
+            pod_namespaces: d.pod_namespaces,
         },
         rejections: d.rejections,
         dependencies: d.dependencies,

@@ -42,7 +42,7 @@ impl<'a> Change<'a> {
 struct Recorded {
     /// Members and referenced Secrets/ConfigMaps.
     objects: BTreeSet<InputRef>,
-    /// The namespaces of the members.
+    /// The namespaces of the members, and those PodLogs' label namespace selectors matched.
     namespaces: BTreeSet<String>,
     selectors: Vec<SelectorDependency>,
 }
@@ -77,6 +77,7 @@ impl ReverseIndex {
             .members
             .iter()
             .map(|m| m.namespace.clone())
+            .chain(dependencies.namespaces.iter().cloned())
             .collect();
         let before = self.recorded.remove(agent).unwrap_or_default();
         let dropped: Vec<InputRef> = before.objects.difference(&objects).cloned().collect();
@@ -385,6 +386,72 @@ spec: {selector: {}, endpoints: [{port: http}]}
         assert_eq!(applied(&index, &store, &new, &scrape), ["a"]);
         store.apply_namespace("other", labels(&[]));
         assert!(applied(&index, &store, &new, &scrape).is_empty());
+    }
+
+    /// A PodLogs' label `namespaceSelector` (Alloy's spelling) is resolved to namespaces at
+    /// discovery: a namespace that starts matching it (its new labels) or stops (it matched
+    /// before) maps to the agent, though no member of the agent lives there.
+    #[test]
+    fn a_namespace_that_starts_or_stops_matching_a_pod_logs_namespace_selector_maps_to_its_agent() {
+        let mut loader = Loader::new();
+        loader.add_source(
+            "test.yaml",
+            r#"
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {team: apps}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: logs, namespace: monitoring}
+spec:
+  logs: {instanceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: i, namespace: monitoring}
+spec:
+  podLogsSelector: {}
+  clients: [{url: http://loki/loki/api/v1/push}]
+---
+apiVersion: monitoring.grafana.com/v1alpha2
+kind: PodLogs
+metadata: {name: p, namespace: monitoring}
+spec:
+  selector: {}
+  namespaceSelector: {matchLabels: {team: apps}}
+"#,
+        );
+        let loaded = loader.finish();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let store = loaded.store;
+        let agent = store.agents().next().expect("the agent").clone();
+        let d = discover(&agent, &store);
+        let pod_logs = InputRef::new(Kind::PodLogs, "monitoring", "p");
+        assert_eq!(d.hierarchy.pod_namespaces[&pod_logs], ["shop"]);
+        let mut index = ReverseIndex::new();
+        index.record(
+            &InputRef::of(Kind::GrafanaAgent, agent.as_ref()),
+            &d.dependencies,
+        );
+
+        let web = InputRef::new(Kind::Namespace, "", "web");
+        assert_eq!(
+            applied(&index, &store, &web, &labels(&[("team", "apps")])),
+            ["logs"],
+            "web starts matching"
+        );
+        assert!(applied(&index, &store, &web, &labels(&[("team", "ops")])).is_empty());
+        let shop = InputRef::new(Kind::Namespace, "", "shop");
+        assert_eq!(
+            applied(&index, &store, &shop, &labels(&[("team", "ops")])),
+            ["logs"],
+            "shop stops matching"
+        );
+        assert_eq!(
+            names(index.agents_for(Change::deleted(&shop), &store)),
+            ["logs"]
+        );
     }
 
     #[test]

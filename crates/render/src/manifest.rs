@@ -501,16 +501,16 @@ fn custom_resource(
         diagnostics.push(ctx.diag(Severity::Warning, None, msg));
         return None;
     };
-    if schema.api_version != api_version {
+    let Some(version_schema) = schema.schema(api_version) else {
         let msg = format!(
             "apiVersion {api_version} is not served for {kind}; use {}",
-            schema.api_version
+            schema.served()
         );
         diagnostics.push(ctx.diag(Severity::Error, Some("apiVersion".into()), msg));
         return None;
-    }
+    };
     let mut problems = Vec::new();
-    check_top_level(&mut value, &schema.schema, &mut problems);
+    check_top_level(&mut value, version_schema, &mut problems);
     let mut fatal = false;
     for p in problems {
         fatal |= p.severity == Severity::Error;

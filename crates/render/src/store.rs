@@ -356,6 +356,9 @@ pub trait InputView {
     fn objects<T: Input>(&self) -> &Objects<T>;
     /// The labels of namespace `name`; a namespace nobody declared has none.
     fn namespace_labels(&self, name: &str) -> &Labels;
+    /// Every namespace known, in name order: those declared (from a cluster, every namespace)
+    /// and those an object of the eight kinds lives in.
+    fn namespace_names(&self) -> BTreeSet<&str>;
     /// A Secret or ConfigMap, if it exists.
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject>;
     /// Whether a Secret or ConfigMap that is not in the view was in the input but refused when
@@ -585,6 +588,19 @@ impl InputView for InputStore {
         self.namespaces.get(name).unwrap_or(&NO_LABELS)
     }
 
+    fn namespace_names(&self) -> BTreeSet<&str> {
+        let mut names: BTreeSet<&str> = self.namespaces.keys().map(String::as_str).collect();
+        names.extend(self.agents.namespaces());
+        names.extend(self.metrics_instances.namespaces());
+        names.extend(self.logs_instances.namespaces());
+        names.extend(self.pod_logs.namespaces());
+        names.extend(self.integrations.namespaces());
+        names.extend(self.service_monitors.namespaces());
+        names.extend(self.pod_monitors.namespaces());
+        names.extend(self.probes.namespaces());
+        names
+    }
+
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject> {
         self.data_map(source)
             .get(&(namespace.to_owned(), name.to_owned()))
@@ -675,6 +691,10 @@ impl<V: InputView + ?Sized> InputView for WithContent<'_, V> {
 
     fn namespace_labels(&self, name: &str) -> &Labels {
         self.base.namespace_labels(name)
+    }
+
+    fn namespace_names(&self) -> BTreeSet<&str> {
+        self.base.namespace_names()
     }
 
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject> {

@@ -120,8 +120,12 @@ fn a_pod_logs_scrape_config_is_a_function_of_the_pod_logs_and_the_context() {
     let h = hierarchy(INSTANCE_WITH_POD_LOGS);
     let ctx = logs::PodLogsContext::of(&h.agent, &h.assets).expect("context");
     let pod_logs = &h.logs[0].pod_logs[0];
-    let first = logs::pod_logs::scrape_config(pod_logs, &ctx).expect("renders");
-    let second = logs::pod_logs::scrape_config(pod_logs, &ctx.clone()).expect("renders");
+    let first = logs::pod_logs::scrape_config(pod_logs, &ctx, None)
+        .expect("renders")
+        .expect("a job");
+    let second = logs::pod_logs::scrape_config(pod_logs, &ctx.clone(), None)
+        .expect("renders")
+        .expect("a job");
     assert_eq!(first, second);
     let mut rejections = Vec::new();
     let via_instance =
@@ -137,7 +141,9 @@ fn a_pod_logs_scrape_config_is_a_function_of_the_pod_logs_and_the_context() {
 fn q24_pod_logs_get_no_host_filter() {
     let h = hierarchy(INSTANCE_WITH_POD_LOGS);
     let ctx = logs::PodLogsContext::of(&h.agent, &h.assets).expect("context");
-    let job = logs::pod_logs::scrape_config(&h.logs[0].pod_logs[0], &ctx).expect("renders");
+    let job = logs::pod_logs::scrape_config(&h.logs[0].pod_logs[0], &ctx, None)
+        .expect("renders")
+        .expect("a job");
     let targets: Vec<&str> = job
         .relabel_configs
         .iter()

@@ -191,12 +191,13 @@ fn render_instance(
     let mut scrape_configs = Vec::new();
     if let Some(ctx) = pod_logs {
         for p in &node.pod_logs {
-            match pod_logs::scrape_config(p, ctx) {
-                Ok(sc) => scrape_configs.push(ScrapeConfig::PodLogs(Box::new(sc))),
-                Err(e) => rejections.push(Rejection::of_field(
-                    InputRef::of(Kind::PodLogs, p.as_ref()),
-                    e,
-                )),
+            let me = InputRef::of(Kind::PodLogs, p.as_ref());
+            let labelled = h.pod_namespaces.get(&me).map(Vec::as_slice);
+            match pod_logs::scrape_config(p, ctx, labelled) {
+                Ok(Some(sc)) => scrape_configs.push(ScrapeConfig::PodLogs(Box::new(sc))),
+                // Its namespace selector matches no namespace: no Pods, no job.
+                Ok(None) => {}
+                Err(e) => rejections.push(Rejection::of_field(me, e)),
             }
         }
     }

@@ -3,8 +3,11 @@
 //! [`scrape_config`] is a pure function of one PodLogs and a small [`PodLogsContext`] (the
 //! agent-wide settings it depends on), so its result can be cached per (PodLogs, context).
 
-use api::PodLogs;
 use api::grafana_agent::{GrafanaAgent, LogsSubsystemSpec};
+use api::pod_logs::PodLogsNamespaceSelector;
+use api::prometheus::RelabelConfig;
+use api::selectors::NamespaceSelector;
+use api::{PodLogs, PodLogsSpec};
 use serde::Serialize;
 
 use super::path_label;
@@ -71,8 +74,127 @@ fn pod_label_rule(label: &str, target: &str) -> RelabelRule {
     }
 }
 
-/// The scrape config of `p` (spec 4.13). An error names a field of the PodLogs.
-pub fn scrape_config(p: &PodLogs, ctx: &PodLogsContext) -> Result<PodLogsScrapeConfig, FieldError> {
+/// Discovery label families only Alloy's `loki.source.podlogs` sets: the PodLogs' own
+/// (`__meta_kubernetes_podlogs_name`, `..._label_<key>`, ...) and the namespace's labels and
+/// annotations. Promtail's `role: pod` discovery (Prometheus 2.x in the agent; Alloy's
+/// converted static config does not ask for namespace metadata either) sets none of them, so
+/// a rule reading one would read an empty value.
+const ALLOY_ONLY_FAMILIES: &[(&str, &str)] = &[
+    (
+        "__meta_kubernetes_podlogs_",
+        "the PodLogs' namespace and name are in job's default value, <namespace>/<name>",
+    ),
+    (
+        "__meta_kubernetes_namespace_label",
+        "select namespaces by label with spec.namespaceSelector.matchLabels instead",
+    ),
+    (
+        "__meta_kubernetes_namespace_annotation",
+        "namespace annotations are not available to the agent",
+    ),
+];
+
+/// The Alloy-only family `label` belongs to, with what to do instead.
+fn alloy_only(label: &str) -> Option<&'static str> {
+    ALLOY_ONLY_FAMILIES
+        .iter()
+        .find(|(prefix, _)| label.starts_with(prefix))
+        .map(|(_, instead)| *instead)
+}
+
+/// Refuses the first rule of `rules` (at `field`) that reads a label only Alloy's
+/// `loki.source.podlogs` sets ([`ALLOY_ONLY_FAMILIES`]): as a source label, as the label
+/// `keepequal`/`dropequal` compare with, or in a `labelmap` regex.
+fn check_alloy_only_labels(rules: &[RelabelConfig], field: &str) -> Result<(), FieldError> {
+    let refuse = |at: String, label: &str, instead: &str| {
+        Err(FieldError::new(
+            at,
+            format!(
+                "reads {label:?}, which only Alloy's loki.source.podlogs sets; the agent's \
+                 Kubernetes discovery does not, so the rule would read an empty value ({instead})"
+            ),
+        ))
+    };
+    for (i, rule) in rules.iter().enumerate() {
+        for (j, label) in rule.source_labels.iter().enumerate() {
+            if let Some(instead) = alloy_only(label) {
+                return refuse(format!("{field}[{i}].sourceLabels[{j}]"), label, instead);
+            }
+        }
+        let action = rule.action.to_ascii_lowercase();
+        let target = rule.target_label.as_deref().unwrap_or_default();
+        if matches!(action.as_str(), "keepequal" | "dropequal")
+            && let Some(instead) = alloy_only(target)
+        {
+            return refuse(format!("{field}[{i}].targetLabel"), target, instead);
+        }
+        let regex = rule.regex.as_deref().unwrap_or_default();
+        if action == "labelmap"
+            && let Some((prefix, instead)) = ALLOY_ONLY_FAMILIES
+                .iter()
+                .find(|(prefix, _)| regex.contains(prefix))
+        {
+            return refuse(format!("{field}[{i}].regex"), prefix, instead);
+        }
+    }
+    Ok(())
+}
+
+/// The namespaces `spec`'s Pods are discovered in (`Some(empty)`: every namespace), or `None`
+/// when its label selector matches no namespace. `labelled` is what discovery matched with
+/// the label selector ([`crate::discover::Hierarchy::pod_namespaces`]).
+fn pod_namespaces(
+    spec: &PodLogsSpec,
+    own: &str,
+    ignore_selectors: bool,
+    labelled: Option<&[String]>,
+) -> Result<Option<Vec<String>>, FieldError> {
+    const FIELD: &str = "spec.namespaceSelector";
+    let selector = spec.namespace_selector.as_ref();
+    let label_selector = selector.and_then(PodLogsNamespaceSelector::label_selector);
+    if let (Some(s), Some(label_selector)) = (selector, &label_selector) {
+        if s.names_namespaces() {
+            return Err(FieldError::because(
+                Reason::ConflictingSettings,
+                FIELD,
+                "sets any/matchNames and matchLabels/matchExpressions; set one spelling",
+            ));
+        }
+        selector::validate(label_selector)
+            .map_err(|e| FieldError::because(Reason::InvalidSelector, FIELD, e.to_string()))?;
+    }
+    match (label_selector, ignore_selectors) {
+        // No requirement: every namespace, those not yet known included.
+        (Some(_), false) if selector.is_some_and(|s| s.selects_every_namespace()) => {
+            Ok(Some(Vec::new()))
+        }
+        (Some(_), false) => match labelled {
+            Some([]) => Ok(None),
+            Some(names) => Ok(Some(names.to_vec())),
+            None => Err(FieldError::new(
+                FIELD,
+                "its namespaces were not looked up (the hierarchy did not come from discovery)",
+            )),
+        },
+        _ => {
+            let names = NamespaceSelector {
+                any: selector.is_some_and(|s| s.any),
+                match_names: selector.map(|s| s.match_names.clone()).unwrap_or_default(),
+            };
+            Ok(Some(sd_namespaces(Some(&names), own, ignore_selectors)))
+        }
+    }
+}
+
+/// The scrape config of `p` (spec 4.13), or `None` when its label `namespaceSelector` matches
+/// no namespace (no Pods to discover). `labelled` is what discovery found that selector to
+/// match ([`crate::discover::Hierarchy::pod_namespaces`]). An error names a field of the
+/// PodLogs.
+pub fn scrape_config(
+    p: &PodLogs,
+    ctx: &PodLogsContext,
+    labelled: Option<&[String]>,
+) -> Result<Option<PodLogsScrapeConfig>, FieldError> {
     let namespace = p.metadata.namespace.as_deref().unwrap_or_default();
     let name = p.metadata.name.as_deref().unwrap_or_default();
     let spec = &p.spec;
@@ -80,6 +202,7 @@ pub fn scrape_config(p: &PodLogs, ctx: &PodLogsContext) -> Result<PodLogsScrapeC
     selector::validate(&spec.selector).map_err(|e| {
         FieldError::because(Reason::InvalidSelector, "spec.selector", e.to_string())
     })?;
+    let names = pod_namespaces(spec, namespace, ctx.ignore_namespace_selectors, labelled)?;
     let mut rules = vec![RelabelRule::copy("job", "__tmp_prometheus_job_name")];
     rules.extend(selector_relabels(
         &spec.selector,
@@ -115,24 +238,24 @@ pub fn scrape_config(p: &PodLogs, ctx: &PodLogsContext) -> Result<PodLogsScrapeC
         ..Default::default()
     });
     rules.extend(user_relabel_rules(&spec.relabelings, "spec.relabelings")?);
+    check_alloy_only_labels(&spec.relabelings, "spec.relabelings")?;
     path_label::check_user_rules(&spec.relabelings, "spec.relabelings")?;
     if let Some(label) = &ctx.enforced_namespace_label {
         rules.push(RelabelRule::set(label, namespace));
     }
+    let pipeline_stages = stages::stages(&spec.pipeline_stages, "spec.pipelineStages")?;
 
-    let names = sd_namespaces(
-        spec.namespace_selector.as_ref(),
-        namespace,
-        ctx.ignore_namespace_selectors,
-    );
+    let Some(names) = names else {
+        return Ok(None);
+    };
     let sd = KubernetesSdConfig {
         namespaces: (!names.is_empty()).then_some(SdNamespaces { names }),
         ..ctx.sd.clone()
     };
-    Ok(PodLogsScrapeConfig {
+    Ok(Some(PodLogsScrapeConfig {
         job_name: format!("podLogs/{namespace}/{name}"),
         kubernetes_sd_configs: vec![sd],
-        pipeline_stages: stages::stages(&spec.pipeline_stages, "spec.pipelineStages")?,
+        pipeline_stages,
         relabel_configs: rules,
-    })
+    }))
 }
