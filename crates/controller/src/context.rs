@@ -50,6 +50,35 @@ pub(crate) mod testing {
         }
     }
 
+    /// The namespace of [`agent_cluster`]'s objects.
+    pub(crate) const NS: &str = "monitoring";
+
+    /// A testkube holding the operator's CRDs, Namespace `monitoring`, GrafanaAgent `agent`
+    /// there and MetricsInstance `primary` it selects (every ServiceMonitor of the namespace),
+    /// then `more`.
+    pub(crate) async fn agent_cluster(
+        more: Vec<serde_json::Value>,
+    ) -> (testkube::TestKube, kube::Client) {
+        let kube = testkube::TestKube::start().await.expect("testkube");
+        let client = kube.client().expect("client");
+        install_crds(&client).await;
+        let grafana = "monitoring.grafana.com/v1alpha1";
+        let selecting = serde_json::json!({"matchLabels": {"agent": "agent"}});
+        let objects = [
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}),
+            serde_json::json!({"apiVersion": grafana, "kind": "GrafanaAgent",
+                "metadata": {"name": "agent", "namespace": NS},
+                "spec": {"metrics": {"instanceSelector": selecting}}}),
+            serde_json::json!({"apiVersion": grafana, "kind": "MetricsInstance",
+                "metadata": {"name": "primary", "namespace": NS, "labels": {"agent": "agent"}},
+                "spec": {"serviceMonitorSelector": {}}}),
+        ];
+        for object in objects.into_iter().chain(more) {
+            apply(&client, object).await;
+        }
+        (kube, client)
+    }
+
     /// The context of a controller on `client`'s server, its watches running and feeding the
     /// stores (nothing is triggered), once every watch has listed.
     pub(crate) async fn context(client: kube::Client) -> (Context, watches::Readiness) {

@@ -224,25 +224,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::context::testing::{apply, context, eventually, install_crds};
+    use crate::context::testing::{NS, agent_cluster, apply, context, eventually};
 
-    const NS: &str = "monitoring";
-
-    /// An agent whose one MetricsInstance selects one ServiceMonitor that reads a password
-    /// from Secret `creds`; Secret `unrelated` and ConfigMap `unrelated` are referenced by
-    /// nothing.
+    /// [`agent_cluster`]'s agent, whose MetricsInstance selects one ServiceMonitor that reads
+    /// a password from Secret `creds`; Secret `unrelated` and ConfigMap `unrelated` are
+    /// referenced by nothing.
     async fn cluster() -> (testkube::TestKube, kube::Client) {
-        let kube = testkube::TestKube::start().await.expect("testkube");
-        let client = kube.client().expect("client");
-        install_crds(&client).await;
-        for object in [
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}),
-            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "GrafanaAgent",
-                   "metadata": {"name": "agent", "namespace": NS},
-                   "spec": {"metrics": {"instanceSelector": {"matchLabels": {"agent": "agent"}}}}}),
-            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
-                   "metadata": {"name": "primary", "namespace": NS, "labels": {"agent": "agent"}},
-                   "spec": {"serviceMonitorSelector": {}}}),
+        agent_cluster(vec![
             json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
                    "metadata": {"name": "web", "namespace": NS},
                    "spec": {"selector": {}, "endpoints": [{"port": "web", "basicAuth": {
@@ -254,10 +242,8 @@ mod tests {
                    "stringData": {"key": "value"}}),
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unrelated", "namespace": NS},
                    "data": {"key": "value"}}),
-        ] {
-            apply(&client, object).await;
-        }
-        (kube, client)
+        ])
+        .await
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

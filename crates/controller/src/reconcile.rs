@@ -327,10 +327,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::context::testing::{apply, context, eventually, install_crds};
+    use crate::context::testing::{NS, agent_cluster, context, eventually};
     use crate::status::{Sweep, entry_manager};
-
-    const NS: &str = "monitoring";
 
     const INPUTS: &str = r#"
 apiVersion: monitoring.grafana.com/v1alpha1
@@ -399,34 +397,12 @@ spec: {selector: {}}
     /// Agent `agent` selects MetricsInstance `primary`; `other` is selected by nothing but
     /// holds an entry of `agent` that no reconcile of this process wrote.
     async fn reconciled_agent() -> (testkube::TestKube, Arc<Reconciler>, Api<MetricsInstance>) {
-        let kube = testkube::TestKube::start().await.expect("testkube");
-        let client = kube.client().expect("client");
-        install_crds(&client).await;
-        for object in [
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}),
-            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "GrafanaAgent",
-                   "metadata": {"name": "agent", "namespace": NS},
-                   "spec": {"metrics": {"instanceSelector": {"matchLabels": {"agent": "agent"}}}}}),
-            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
-                   "metadata": {"name": "primary", "namespace": NS, "labels": {"agent": "agent"}},
-                   "spec": {}}),
-            json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
-                   "metadata": {"name": "other", "namespace": NS}, "spec": {}}),
-        ] {
-            apply(&client, object).await;
-        }
+        let (kube, client) = agent_cluster(vec![json!({
+            "apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+            "metadata": {"name": "other", "namespace": NS}, "spec": {}})])
+        .await;
         let instances: Api<MetricsInstance> = Api::namespaced(client.clone(), NS);
-        let entry = json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
-            "metadata": {"name": "other", "namespace": NS},
-            "status": {"agents": [{"agent": "monitoring/agent", "serviceMonitors": 0}]}});
-        instances
-            .patch_status(
-                "other",
-                &PatchParams::apply(&entry_manager("monitoring/agent")).force(),
-                &Patch::Apply(&entry),
-            )
-            .await
-            .expect("an entry written by an earlier process");
+        write_entry_in_other(&instances).await;
         let (ctx, readiness) = context(client).await;
         let reconciler = Arc::new(Reconciler::new(
             ctx,
@@ -437,6 +413,21 @@ spec: {selector: {}}
             Cleanup::new(Sweep::new(None, None)),
         ));
         (kube, reconciler, instances)
+    }
+
+    /// Writes `agent`'s entry in `other` as an agent's reconcile would, under its manager.
+    async fn write_entry_in_other(instances: &Api<MetricsInstance>) {
+        let entry = json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
+            "metadata": {"name": "other", "namespace": NS},
+            "status": {"agents": [{"agent": "monitoring/agent", "serviceMonitors": 0}]}});
+        instances
+            .patch_status(
+                "other",
+                &PatchParams::apply(&entry_manager("monitoring/agent")).force(),
+                &Patch::Apply(&entry),
+            )
+            .await
+            .expect("an entry written");
     }
 
     fn entries(reconciler: &Reconciler, name: &str) -> Vec<String> {
@@ -450,9 +441,9 @@ spec: {selector: {}}
         ObjectRef::new("agent").within(NS)
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_deleted_agent_loses_its_entries_in_the_objects_the_index_recorded() {
-        let (_kube, reconciler, _) = reconciled_agent().await;
+    /// Reconciles the agent once: its first reconcile in the process scans every object, so
+    /// `other`'s stale entry goes too.
+    async fn reconcile_and_scan(reconciler: &Arc<Reconciler>) {
         let agent = reconciler
             .ctx
             .stores
@@ -462,12 +453,17 @@ spec: {selector: {}}
         reconcile(agent, reconciler.clone())
             .await
             .expect("reconciled");
-        // The first reconcile scanned every object: `other`'s stale entry went too.
         eventually("primary holds the agent's entry; other none", || {
-            entries(&reconciler, "primary") == ["monitoring/agent"]
-                && entries(&reconciler, "other").is_empty()
+            entries(reconciler, "primary") == ["monitoring/agent"]
+                && entries(reconciler, "other").is_empty()
         })
         .await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_deleted_agent_loses_its_entries_in_the_objects_the_index_recorded() {
+        let (_kube, reconciler, _) = reconciled_agent().await;
+        reconcile_and_scan(&reconciler).await;
 
         reconciler.forget(&agent_ref()).await;
         eventually("primary's entry removed", || {
@@ -480,32 +476,10 @@ spec: {selector: {}}
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn only_the_recorded_objects_are_touched_once_the_agent_has_scanned() {
         let (_kube, reconciler, instances) = reconciled_agent().await;
-        let agent = reconciler
-            .ctx
-            .stores
-            .agents
-            .get(&agent_ref())
-            .expect("the agent");
-        reconcile(agent, reconciler.clone())
-            .await
-            .expect("reconciled");
-        eventually("the scan removed other's entry", || {
-            entries(&reconciler, "other").is_empty()
-        })
-        .await;
+        reconcile_and_scan(&reconciler).await;
         // An entry the index cannot know of (written behind the operator's back after the
         // scan): removal trusts the index, so this one stays.
-        let entry = json!({"apiVersion": "monitoring.grafana.com/v1alpha1", "kind": "MetricsInstance",
-            "metadata": {"name": "other", "namespace": NS},
-            "status": {"agents": [{"agent": "monitoring/agent", "serviceMonitors": 0}]}});
-        instances
-            .patch_status(
-                "other",
-                &PatchParams::apply(&entry_manager("monitoring/agent")).force(),
-                &Patch::Apply(&entry),
-            )
-            .await
-            .expect("written");
+        write_entry_in_other(&instances).await;
         eventually("other's entry seen", || {
             entries(&reconciler, "other") == ["monitoring/agent"]
         })
