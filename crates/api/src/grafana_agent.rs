@@ -121,7 +121,7 @@ pub struct GrafanaAgentSpec {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expand_user_strings: bool,
     /// Tag of the `grafana/agent` image, used when `image` is unset; defaults to `v0.44.8`.
-    /// Not used with runtime `alloy` (its default image is `grafana/alloy:v1.18.1`; `image`
+    /// Not used with runtime `alloy` (its default image is `grafana/alloy:v1.19.2`; `image`
     /// overrides it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,

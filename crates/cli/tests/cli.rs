@@ -446,7 +446,12 @@ fn render_runtime_alloy_runs_alloy_and_says_what_differs() {
     let alloy = agent_operator(&["render", "--runtime", "alloy", "-f", input]);
     assert!(alloy.status.success(), "{}", stderr(&alloy));
     let (out, err) = (stdout(&alloy), stderr(&alloy));
-    assert!(out.contains("image: grafana/alloy:v1.18.1"), "{out}");
+    let image = format!(
+        "image: {}:{}",
+        render::alloy::ALLOY_BASE_IMAGE,
+        render::alloy::ALLOY_VERSION
+    );
+    assert!(out.contains(&image), "{out}");
     assert!(out.contains("- --config.format=static"), "{out}");
     assert!(!out.contains("grafana/agent:"), "{out}");
     assert!(

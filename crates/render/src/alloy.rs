@@ -31,12 +31,12 @@ use crate::discover::{Hierarchy, LogsInstanceNode, MetricsInstanceNode};
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
-/// The Alloy release deployed by default with runtime `alloy` (`spec.image` overrides it).
-pub const DEFAULT_ALLOY_VERSION: &str = "v1.18.1";
+/// The Alloy release runtime `alloy` deploys by default (`grafana/alloy:<this>`; `spec.image`
+/// overrides it), and the one every test runs: `tools/alloy/go.mod` pins the same release,
+/// `scripts/build-alloy` builds it and `scripts/build-images --alloy` tags its image with it (a
+/// test below fails when the pin and this constant differ).
+pub const ALLOY_VERSION: &str = "v1.19.2";
 pub const ALLOY_BASE_IMAGE: &str = "grafana/alloy";
-
-/// The Alloy release the tests convert every generated config with (scripts/build-alloy).
-pub const TESTED_ALLOY_VERSION: &str = "v1.11.0";
 
 /// What runs `h`'s configs (the plan has applied the operator's `--runtime` to an agent
 /// without `spec.runtime`).
@@ -542,7 +542,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             "spec.version".to_owned(),
             format!(
                 "is a Grafana Agent tag and not used with runtime alloy: the pods run {}:{} unless spec.image names another image",
-                ALLOY_BASE_IMAGE, DEFAULT_ALLOY_VERSION
+                ALLOY_BASE_IMAGE, ALLOY_VERSION
             ),
         ));
     }
@@ -646,6 +646,55 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of the repository, by its path from the root.
+    fn repo_file(path: &str) -> String {
+        let full = format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
+    }
+
+    /// One version everywhere: the default image's tag is the release tools/alloy builds for
+    /// the tests (and scripts/build-images tags), so the tests run what the operator deploys.
+    #[test]
+    fn the_default_alloy_is_the_alloy_the_tests_build() {
+        let go_mod = repo_file("tools/alloy/go.mod");
+        let pinned: Vec<&str> = go_mod
+            .lines()
+            .filter_map(|line| line.strip_prefix("require github.com/grafana/alloy "))
+            .map(str::trim)
+            .collect();
+        assert_eq!(
+            pinned,
+            [ALLOY_VERSION],
+            "tools/alloy/go.mod's `require github.com/grafana/alloy <version>` line and \
+             ALLOY_VERSION must name the same release"
+        );
+        // The docs and the CRD descriptions that name the default image name this one.
+        let tag = format!("{ALLOY_BASE_IMAGE}:");
+        for path in [
+            "README.md",
+            "docs/alloy.md",
+            "docs/crd-reference.md",
+            "deploy/crds/crds.yaml",
+            "crates/api/src/grafana_agent.rs",
+        ] {
+            let text = repo_file(path);
+            let tags: BTreeSet<&str> = text
+                .match_indices(&tag)
+                .map(|(at, _)| {
+                    let rest = &text[at + tag.len()..];
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+                        .unwrap_or(rest.len());
+                    rest[..end].trim_end_matches('.')
+                })
+                .collect();
+            assert!(
+                tags.iter().all(|t| *t == ALLOY_VERSION),
+                "{path} names {tag}{tags:?}, not {tag}{ALLOY_VERSION}"
+            );
+        }
+    }
 
     #[test]
     fn identifiers_are_what_alloy_sanitises_to() {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use api::Runtime;
-use render::alloy::TESTED_ALLOY_VERSION;
+use render::alloy::ALLOY_VERSION;
 use render::manifest::Loader;
 use serde_json::Value;
 use support::configs::WrittenConfig;
@@ -148,7 +148,7 @@ fn every_config_rendered_for_alloy_converts_with_only_predicted_diagnostics() {
         }
     }
     eprintln!(
-        "alloy {TESTED_ALLOY_VERSION}: {converted} of {} configs converted with only predicted diagnostics",
+        "alloy {ALLOY_VERSION}: {converted} of {} configs converted with only predicted diagnostics",
         configs.len()
     );
     assert!(
@@ -196,6 +196,23 @@ fn alloy_refuses_the_agent_rendering_of_names_and_integrations() {
     let err = convert(&alloy, &integrations.path).expect_err("no metrics_instance");
     assert!(err.contains("undefined metrics config"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The binary these tests run is the release the operator deploys by default.
+#[test]
+fn the_alloy_tested_is_the_default_image_release() {
+    let alloy = alloy_binary();
+    let output = Command::new(&alloy)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", alloy.display()));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.starts_with(&format!("alloy, version {ALLOY_VERSION} ")),
+        "{} is not Alloy {ALLOY_VERSION}, the default image's release: {text}",
+        alloy.display()
+    );
 }
 
 #[test]

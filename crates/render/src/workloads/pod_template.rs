@@ -19,7 +19,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::labels::{self, Labels, rules};
 use super::strategic_merge;
-use crate::alloy::{ALLOY_BASE_IMAGE, DEFAULT_ALLOY_VERSION, runtime};
+use crate::alloy::{ALLOY_BASE_IMAGE, ALLOY_VERSION, runtime};
 use crate::assets::ASSETS_MOUNT_PATH;
 use crate::desired::{PlanOptions, assets_secret_name};
 use crate::discover::Hierarchy;
@@ -185,7 +185,7 @@ pub fn agent_image(h: &Hierarchy) -> String {
     if runtime(h) == Runtime::Alloy {
         // `version` is a Grafana Agent tag: it says nothing about Alloy's.
         return non_empty(&spec.image)
-            .unwrap_or_else(|| format!("{ALLOY_BASE_IMAGE}:{DEFAULT_ALLOY_VERSION}"));
+            .unwrap_or_else(|| format!("{ALLOY_BASE_IMAGE}:{ALLOY_VERSION}"));
     }
     non_empty(&spec.image).unwrap_or_else(|| {
         let version = non_empty(&spec.version).unwrap_or_else(|| DEFAULT_AGENT_VERSION.to_owned());
