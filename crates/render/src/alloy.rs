@@ -162,18 +162,19 @@ pub fn integration_config(
         ));
     }
     if name == "eventhandler" {
+        // Whole seconds, as the agent's eventhandler reads them (a string is no value there).
         for (key, default) in [
-            ("send_timeout", "1m"),
-            ("informer_resync", "2m"),
-            ("flush_interval", "10s"),
+            ("send_timeout", 60),
+            ("informer_resync", 120),
+            ("flush_interval", 10),
         ] {
             if let Some(v) = map.get(key).filter(|v| !v.is_null())
-                && v.as_str() != Some(default)
+                && v.as_i64() != Some(default)
             {
                 return Err(refuse(
                     format!("spec.config.{key}"),
                     format!(
-                        "runtime alloy: Alloy's static converter refuses eventhandler {key} other than its default {default}"
+                        "runtime alloy: Alloy's static converter refuses eventhandler {key} other than its default {default} (seconds)"
                     ),
                 ));
             }

@@ -198,6 +198,39 @@ fn alloy_refuses_the_agent_rendering_of_names_and_integrations() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The eventhandler rule of runtime alloy is Alloy's: the case
+/// `testdata/workloads/alloy-eventhandler` keeps an eventhandler whose timings are written out
+/// at the agent's defaults (whole seconds; it converts, above) and rejects one with
+/// `send_timeout: 30`; Alloy refuses that value, and each of the three timings off its default.
+#[test]
+fn alloy_refuses_eventhandler_timings_other_than_the_defaults() {
+    let alloy = alloy_binary();
+    let dir = support::configs::scratch_dir("alloy", "eventhandler");
+    let case = support::repo_root().join("testdata/workloads/alloy-eventhandler");
+    let kept = std::fs::read_to_string(case.join("config-agent-a-integrations-deploy-config.yaml"))
+        .expect("the case's config");
+    let path = dir.join("defaults.yml");
+    std::fs::write(&path, &kept).expect("write");
+    assert_eq!(
+        convert(&alloy, &path).map(|d| d.len()),
+        Ok(2),
+        "the defaults convert with the two warnings every integrations config gets"
+    );
+    for (field, default, other) in [
+        ("send_timeout", 60, 30),
+        ("informer_resync", 120, 300),
+        ("flush_interval", 10, 20),
+    ] {
+        let written = format!("{field}: {default}");
+        assert!(kept.contains(&written), "{written} not in:\n{kept}");
+        let path = dir.join(format!("{field}.yml"));
+        std::fs::write(&path, kept.replace(&written, &format!("{field}: {other}"))).expect("write");
+        let err = convert(&alloy, &path).expect_err(field);
+        assert!(err.contains(&format!("eventhandler {field}")), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The binary these tests run is the release the operator deploys by default.
 #[test]
 fn the_alloy_tested_is_the_default_image_release() {
