@@ -25,7 +25,11 @@ async fn add_node(client: &Client, name: &str, addresses: serde_json::Value) {
 }
 
 async fn endpoint_ips(client: &Client) -> Option<Vec<String>> {
-    let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), "default");
+    endpoint_ips_in(client, "default").await
+}
+
+async fn endpoint_ips_in(client: &Client, namespace: &str) -> Option<Vec<String>> {
+    let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), namespace);
     let live = endpoints.get_opt("kubelet").await.unwrap()?;
     Some(
         live.subsets
@@ -273,6 +277,73 @@ async fn a_hand_edited_kubelet_service_is_restored() {
         )
         .await;
 
+        stop.cancel();
+        tokio::time::timeout(Duration::from_secs(10), running)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// What the real API server adds to the written objects (defaults, fields it fills) is no
+/// drift: while Nodes change in ways the objects do not hold (labels, here), nothing is
+/// written. Node names are unique per backend: the control plane is shared by the tests.
+#[tokio::test]
+async fn nothing_is_written_while_only_node_details_change() {
+    for backend in testenv::backends() {
+        let env = testenv::TestEnv::start(backend).await.unwrap();
+        let namespace = env.create_namespace("kubelet-idle").await.unwrap();
+        let client = env.client();
+        let nodes: Api<Node> = Api::all(client.clone());
+        let names = [format!("{namespace}-a"), format!("{namespace}-b")];
+        for (name, ip) in names.iter().zip(["10.9.0.1", "10.9.0.2"]) {
+            add_node(
+                &client,
+                name,
+                json!([{"type": "InternalIP", "address": ip}]),
+            )
+            .await;
+        }
+        let target: KubeletService = format!("{namespace}/kubelet").parse().unwrap();
+        let stop = CancellationToken::new();
+        let metrics = KubeletMetrics::new(&mut Registry::default());
+        let running =
+            tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+        let services: Api<Service> = Api::namespaced(client.clone(), &namespace);
+        let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), &namespace);
+        let slices: Api<EndpointSlice> = Api::namespaced(client.clone(), &namespace);
+        let versions = || async {
+            let version = |meta: kube::api::ObjectMeta| meta.resource_version.unwrap_or_default();
+            let service = services.get_opt("kubelet").await.unwrap()?;
+            let endpoints = endpoints.get_opt("kubelet").await.unwrap()?;
+            let mut all = vec![version(service.metadata), version(endpoints.metadata)];
+            let listed = slices.list(&ListParams::default()).await.unwrap().items;
+            all.extend(listed.into_iter().map(|s| version(s.metadata)));
+            Some(all)
+        };
+        eventually_within("both nodes published", Duration::from_secs(30), || async {
+            endpoint_ips_in(&client, &namespace)
+                .await
+                .is_some_and(|ips| ips.len() == 2)
+        })
+        .await;
+        // Whatever the first writes caused has settled.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let before = versions().await;
+        for i in 0..5 {
+            let patch = json!({"metadata": {"labels": {"churn": format!("x{i}")}}});
+            nodes
+                .patch(&names[0], &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(versions().await, before, "{backend:?}: written while idle");
+
+        for name in &names {
+            nodes.delete(name, &DeleteParams::default()).await.unwrap();
+        }
         stop.cancel();
         tokio::time::timeout(Duration::from_secs(10), running)
             .await
