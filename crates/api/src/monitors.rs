@@ -133,8 +133,10 @@ pub struct ScrapeEndpoint {
     /// value is written into the agent config itself. Ignored when the Secret name is empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bearer_token_secret: Option<SecretKeySelector>,
-    /// Authorization header settings. Accepted for compatibility; not rendered into the scrape
-    /// job.
+    /// An `Authorization` header for the scrape: its type (default `Bearer`) and credentials
+    /// from a Secret key in the monitor's namespace, written into the agent config itself.
+    /// Combined with `basicAuth`, `bearerTokenSecret` or `bearerTokenFile` it rejects the
+    /// monitor, as Prometheus refuses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization: Option<SafeAuthorization>,
     /// When true, labels the target exposes win over conflicting labels the scrape adds.
@@ -165,8 +167,8 @@ pub struct ScrapeEndpoint {
     /// URL of an HTTP proxy to scrape through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_url: Option<String>,
-    /// Whether to follow HTTP redirects. Accepted for compatibility; not rendered, so
-    /// redirects are always followed.
+    /// Set to false to not follow HTTP redirects (a redirect then fails the scrape); unset or
+    /// true keeps Prometheus' default, following them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follow_redirects: Option<bool>,
     /// Set to false to scrape over HTTP/1.1 only; unset or true keeps Prometheus' default.
@@ -322,7 +324,10 @@ pub struct ProbeSpec {
     /// OAuth2 client credentials. Accepted for compatibility; not rendered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth2: Option<OAuth2>,
-    /// Authorization header settings. Accepted for compatibility; not rendered.
+    /// An `Authorization` header for the requests to the prober: its type (default `Bearer`)
+    /// and credentials from a Secret key in the Probe's namespace, written into the agent
+    /// config itself. Combined with `basicAuth` or `bearerTokenSecret` it rejects the Probe, as
+    /// Prometheus refuses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization: Option<SafeAuthorization>,
     /// Relabeling rules for the probe's samples. Accepted for compatibility; not rendered.

@@ -160,17 +160,22 @@ pub struct OAuth2 {
     pub endpoint_params: BTreeMap<String, String>,
 }
 
-/// The `authorization` block of monitors and Probes (read by upstream only for asset collection).
+/// The `authorization` block of ServiceMonitor and PodMonitor endpoints and of Probes: an
+/// `Authorization: <type> <credentials>` header sent with every scrape.
 ///
-/// Accepted for compatibility; nothing of it is rendered.
+/// Rendered as the scrape job's `authorization` (the Grafana Agent Operator leaves it out);
+/// it cannot be combined with `basicAuth`, `bearerTokenSecret` or `bearerTokenFile`, which
+/// Prometheus refuses: such a monitor or Probe is rejected.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SafeAuthorization {
-    /// Authentication scheme, such as `Bearer`. Has no effect.
+    /// Authentication scheme, such as `Bearer` (unset or empty: `Bearer`). `Basic` is refused,
+    /// as Prometheus refuses it: use `basicAuth`.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
-    /// Secret key holding the credentials. Not rendered, but still read as upstream does: a
-    /// missing key is reported, and a monitor or Probe that names one is left out.
+    /// Secret key, in the object's namespace, holding the credentials; the value is written
+    /// into the agent config itself. Required: without it the object is rejected. With
+    /// `optional: true` and the key missing, no `authorization` is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<SecretKeySelector>,
 }
@@ -182,9 +187,13 @@ pub struct SafeAuthorization {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Authorization {
-    /// The `type` and `credentials` fields, which sit directly in this object.
-    #[serde(flatten)]
-    pub safe: SafeAuthorization,
+    /// Authentication scheme, such as `Bearer`. Has no effect.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    /// Secret key holding the credentials. Not rendered, but still read as upstream does: a
+    /// missing key is reported against the GrafanaAgent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<SecretKeySelector>,
     /// Path of a file holding the credentials. Has no effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<String>,

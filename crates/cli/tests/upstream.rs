@@ -153,7 +153,8 @@ const SHAPES: &[Shape] = &[
 
 /// Hierarchies of every shape in [`SHAPES`], one namespace each: an agent with metrics
 /// (remote_write credentials from a Secret, a ServiceMonitor with a CA from a ConfigMap and a
-/// bearer token from a Secret, a PodMonitor, a static Probe), logs (a client with basic auth,
+/// bearer token from a Secret and an endpoint with `authorization` and `followRedirects:
+/// false`, a PodMonitor not following redirects, a static Probe with `authorization`), logs (a client with basic auth,
 /// PodLogs with pipeline stages) and integrations (node_exporter on every node, redis
 /// with a mounted Secret key), as the shape says.
 fn shaped_hierarchies() -> Vec<Value> {
@@ -239,6 +240,11 @@ fn shaped_hierarchies() -> Vec<Value> {
                         "tlsConfig": {"ca": {"configMap": {"name": "scrape-ca", "key": "ca.crt"}}, "serverName": "api"},
                         "bearerTokenSecret": {"name": "creds", "key": "token"},
                     },
+                    {
+                        "port": "authorized",
+                        "authorization": {"credentials": {"name": "creds", "key": "token"}},
+                        "followRedirects": false,
+                    },
                 ],
             },
         }));
@@ -247,7 +253,7 @@ fn shaped_hierarchies() -> Vec<Value> {
             "metadata": {"name": "workers", "namespace": ns, "labels": {"agent": agent}},
             "spec": {
                 "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["worker", "cron"]}]},
-                "podMetricsEndpoints": [{"port": "metrics", "relabelings": [
+                "podMetricsEndpoints": [{"port": "metrics", "followRedirects": false, "relabelings": [
                     {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"},
                 ]}],
             },
@@ -258,6 +264,7 @@ fn shaped_hierarchies() -> Vec<Value> {
             "spec": {
                 "module": "http_2xx",
                 "prober": {"url": "blackbox.diff.svc:9115"},
+                "authorization": {"type": "Bearer", "credentials": {"name": "creds", "key": "token"}},
                 "targets": {"staticConfig": {"static": ["https://a.example.com", "https://b.example.com"]}},
             },
         }));
@@ -579,6 +586,20 @@ const DEVIATIONS: &[Deviation] = &[
         must_apply: false,
     },
     Deviation {
+        quirk: "scrape-authorization",
+        what: "our monitor and Probe jobs carry the authorization their objects set (type and \
+               credentials); upstream leaves it out",
+        apply: scrape_authorization,
+        must_apply: true,
+    },
+    Deviation {
+        quirk: "follow-redirects",
+        what: "our monitor jobs carry follow_redirects: false where their endpoints set \
+               followRedirects: false; upstream leaves it out",
+        apply: follow_redirects,
+        must_apply: true,
+    },
+    Deviation {
         quirk: "Q32",
         what: "we also maintain an EndpointSlice for the kubelet Service",
         apply: q32_kubelet_endpoint_slices,
@@ -759,6 +780,38 @@ fn file_access_denied(_ours: &mut Objects, upstream: &mut Objects) -> usize {
         }
     }
     changed
+}
+
+/// Removes `key` from our ServiceMonitor, PodMonitor and Probe jobs, which upstream writes
+/// without it; returns how many jobs had it.
+fn without_monitor_job_key(ours: &mut Objects, key: &str) -> usize {
+    let mut changed = 0;
+    for (_, config) in configs(ours) {
+        for instance in array_at(config, "/metrics/configs").into_iter().flatten() {
+            for job in array_at(instance, "/scrape_configs").into_iter().flatten() {
+                let monitor = job["job_name"].as_str().is_some_and(|n| {
+                    ["serviceMonitor/", "podMonitor/", "probe/"]
+                        .iter()
+                        .any(|prefix| n.starts_with(prefix))
+                });
+                if monitor
+                    && let Some(job) = job.as_object_mut()
+                    && job.remove(key).is_some()
+                {
+                    changed += 1;
+                }
+            }
+        }
+    }
+    changed
+}
+
+fn scrape_authorization(ours: &mut Objects, _upstream: &mut Objects) -> usize {
+    without_monitor_job_key(ours, "authorization")
+}
+
+fn follow_redirects(ours: &mut Objects, _upstream: &mut Objects) -> usize {
+    without_monitor_job_key(ours, "follow_redirects")
 }
 
 fn q11_operated_service_selector(ours: &mut Objects, upstream: &mut Objects) -> usize {

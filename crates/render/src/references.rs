@@ -5,7 +5,7 @@ use api::grafana_agent::GrafanaAgent;
 use api::logs_instance::LogsClientSpec;
 use api::metrics_instance::RemoteWriteSpec;
 use api::monitors::ScrapeEndpoint;
-use api::prometheus::{ApiServerConfig, BasicAuth, OAuth2, SafeAuthorization, SafeTlsConfig};
+use api::prometheus::{ApiServerConfig, BasicAuth, OAuth2, SafeTlsConfig};
 use api::selectors::{SecretKeySelector, SecretOrConfigMap};
 use api::{Integration, LogsInstance, MetricsInstance, PodMonitor, Probe, ServiceMonitor};
 
@@ -72,10 +72,10 @@ impl Collector<'_> {
         }
     }
 
-    fn authorization(&mut self, field: &str, auth: Option<&SafeAuthorization>) {
-        if let Some(a) = auth {
-            self.secret(format!("{field}.credentials"), a.credentials.as_ref());
-        }
+    /// An `authorization` block's `credentials` key (monitors' and Probes' `SafeAuthorization`,
+    /// the apiServer's `Authorization`).
+    fn authorization(&mut self, field: &str, credentials: Option<&SecretKeySelector>) {
+        self.secret(format!("{field}.credentials"), credentials);
     }
 
     fn api_server(&mut self, field: &str, api: Option<&ApiServerConfig>) {
@@ -87,7 +87,9 @@ impl Collector<'_> {
             );
             self.authorization(
                 &format!("{field}.authorization"),
-                api.authorization.as_ref().map(|a| &a.safe),
+                api.authorization
+                    .as_ref()
+                    .and_then(|a| a.credentials.as_ref()),
             );
         }
     }
@@ -146,7 +148,12 @@ impl Collector<'_> {
         self.basic_auth(&format!("{f}.basicAuth"), e.basic_auth.as_ref());
         self.tls(&format!("{f}.tlsConfig"), tls);
         self.oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
-        self.authorization(&format!("{f}.authorization"), e.authorization.as_ref());
+        self.authorization(
+            &format!("{f}.authorization"),
+            e.authorization
+                .as_ref()
+                .and_then(|a| a.credentials.as_ref()),
+        );
     }
 }
 
@@ -236,7 +243,12 @@ pub fn of_probe(p: &Probe) -> Vec<Reference> {
         c.basic_auth("spec.basicAuth", s.basic_auth.as_ref());
         c.tls("spec.tlsConfig", s.tls_config.as_ref());
         c.oauth2("spec.oauth2", s.oauth2.as_ref());
-        c.authorization("spec.authorization", s.authorization.as_ref());
+        c.authorization(
+            "spec.authorization",
+            s.authorization
+                .as_ref()
+                .and_then(|a| a.credentials.as_ref()),
+        );
     })
 }
 

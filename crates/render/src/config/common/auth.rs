@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use api::prometheus::{BasicAuth, OAuth2};
+use api::prometheus::{BasicAuth, OAuth2, SafeAuthorization};
 use serde::Serialize;
 
 use super::FieldError;
@@ -150,6 +150,47 @@ pub struct AuthorizationOut {
     pub credentials_file: Option<String>,
 }
 
+/// A monitor's or Probe's `authorization` (spec 4.17: the credentials are inlined, as
+/// `bearerTokenSecret` is): `{type, credentials}`, the type trimmed and `Bearer` when empty,
+/// as Prometheus reads it. `None` when the credentials' selector is optional and its Secret or
+/// key is missing: no header is sent, as no bearer token is for `bearerTokenSecret`. Prometheus
+/// refuses the type `basic` (any case), and a block without credentials sends no header at all,
+/// so both fail the block's owner, naming the field.
+pub fn safe_authorization(
+    auth: &SafeAuthorization,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<Option<AuthorizationOut>, FieldError> {
+    let type_ = auth.type_.as_deref().map(str::trim).unwrap_or_default();
+    if type_.eq_ignore_ascii_case("basic") {
+        return Err(FieldError::because(
+            Reason::InvalidValue,
+            format!("{field}.type"),
+            format!(
+                "{type_:?}: Prometheus refuses the type basic here; basic authentication is \
+                 set with basicAuth"
+            ),
+        ));
+    }
+    let type_ = if type_.is_empty() { "Bearer" } else { type_ };
+    let credentials_field = format!("{field}.credentials");
+    let Some(credentials) = &auth.credentials else {
+        return Err(FieldError::because(
+            Reason::IncompleteReference,
+            credentials_field,
+            "is not set: the scrape would send no Authorization header (prometheus-operator \
+             requires credentials too)",
+        ));
+    };
+    Ok(secrets
+        .value(credentials, &credentials_field)?
+        .map(|value| AuthorizationOut {
+            type_: type_.to_owned(),
+            credentials: Some(value),
+            credentials_file: None,
+        }))
+}
+
 /// `{type: Bearer, credentials?, credentials_file?}` when either is non-empty.
 pub fn bearer_authorization(
     token: &Option<String>,
@@ -169,6 +210,70 @@ mod tests {
 
     use super::*;
     use crate::assets::Assets;
+
+    /// Issue 36: a monitor's authorization type is read as Prometheus reads it (trimmed,
+    /// `Bearer` when empty, `basic` refused in any case); the credentials are required.
+    #[test]
+    fn safe_authorization_types_as_prometheus_reads_them() {
+        use crate::assets::AssetSource;
+        use crate::store::InputStore;
+
+        let mut inputs = InputStore::default();
+        let data = BTreeMap::from([("token".to_owned(), b"t0ken".to_vec())]);
+        inputs.apply_data(AssetSource::Secret, "ns", "creds", None, data);
+        let credentials = SecretKeySelector {
+            name: "creds".into(),
+            key: "token".into(),
+            optional: None,
+        };
+        let mut assets = Assets::default();
+        let _ = assets.resolve(&inputs, &AssetKey::secret("ns", &credentials));
+        let secrets = Secrets {
+            assets: &assets,
+            namespace: "ns",
+        };
+        let auth = |type_: Option<&str>| SafeAuthorization {
+            type_: type_.map(str::to_owned),
+            credentials: Some(credentials.clone()),
+        };
+        for (type_, want) in [
+            (None, "Bearer"),
+            (Some(""), "Bearer"),
+            (Some("  "), "Bearer"),
+            (Some(" Token "), "Token"),
+            (Some("bearer"), "bearer"),
+        ] {
+            let out = safe_authorization(&auth(type_), secrets, "spec.authorization")
+                .expect("renders")
+                .expect("credentials present");
+            assert_eq!(
+                (out.type_.as_str(), out.credentials.as_deref()),
+                (want, Some("t0ken")),
+                "{type_:?}"
+            );
+        }
+        for basic in ["basic", " Basic", "BASIC "] {
+            let e = safe_authorization(&auth(Some(basic)), secrets, "spec.authorization")
+                .expect_err("basic is refused");
+            assert_eq!(
+                (e.reason, e.field.as_str()),
+                (Reason::InvalidValue, "spec.authorization.type")
+            );
+        }
+        let without = SafeAuthorization {
+            type_: None,
+            credentials: None,
+        };
+        let e = safe_authorization(&without, secrets, "spec.authorization")
+            .expect_err("no credentials");
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            (
+                Reason::IncompleteReference,
+                "spec.authorization.credentials"
+            )
+        );
+    }
 
     /// Q17: a client id from a ConfigMap is inlined; one that cannot be read fails the oauth2
     /// block with the reason why, optional or not (the agent refuses oauth2 without it),

@@ -15,7 +15,7 @@ mod tls;
 
 pub use auth::{
     AuthorizationOut, BasicAuthOut, OAuth2Out, basic_auth_inline, basic_auth_password_file,
-    bearer_authorization, oauth2,
+    bearer_authorization, oauth2, safe_authorization,
 };
 pub use relabel::{check_regex, selector_relabels, user_relabel_rule, user_relabel_rules};
 pub use sd::{KubernetesSdConfig, SdNamespaces, kubernetes_sd, sd_namespaces};

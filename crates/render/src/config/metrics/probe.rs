@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use api::Probe;
 
 use crate::config::common::{
-    FieldError, RelabelRule, basic_auth_inline, non_empty, safe_tls, sd_namespaces,
-    selector_relabels, user_relabel_rules,
+    FieldError, RelabelRule, basic_auth_inline, non_empty, safe_authorization, safe_tls,
+    sd_namespaces, selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
@@ -154,6 +154,10 @@ fn job(
         .as_ref()
         .map(|b| basic_auth_inline(b, secrets, "spec.basicAuth"))
         .transpose()?;
+    job.authorization = match &spec.authorization {
+        Some(a) => safe_authorization(a, secrets, "spec.authorization")?,
+        None => None,
+    };
     job.relabel_configs = relabel;
     check_single_auth(&job, "spec")?;
     check_tls_pair(job.tls_config.as_ref(), "spec.tlsConfig")?;

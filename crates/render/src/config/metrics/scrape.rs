@@ -11,8 +11,9 @@ use serde::Serialize;
 use crate::assets::Assets;
 pub use crate::config::common::check_tls_pair;
 use crate::config::common::{
-    BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets, TlsConfigOut,
-    basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
+    AuthorizationOut, BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets,
+    TlsConfigOut, basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
+    safe_authorization,
 };
 use crate::expansion::Strings;
 use crate::input_ref::{InputRef, Kind};
@@ -45,6 +46,9 @@ pub struct ScrapeConfig {
     pub proxy_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enable_http2: Option<bool>,
+    /// Only `false` is written: true is Prometheus' default (and upstream writes nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub follow_redirects: Option<bool>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kubernetes_sd_configs: Vec<KubernetesSdConfig>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -58,6 +62,10 @@ pub struct ScrapeConfig {
     pub bearer_token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<BasicAuthOut>,
+    /// From the monitor's or Probe's `authorization`, credentials inlined (upstream renders
+    /// none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization: Option<AuthorizationOut>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub relabel_configs: Vec<RelabelRule>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -231,8 +239,8 @@ impl<'a> ScrapeContext<'a> {
     }
 
     /// What a ServiceMonitor's or PodMonitor's job takes from the endpoint fields the two
-    /// share (spec 4.7/4.8): timing, HTTP settings, bearer token and basic auth from Secrets,
-    /// metric relabelings. The caller adds identity, discovery, TLS, relabeling and limits.
+    /// share (spec 4.7/4.8): timing, HTTP settings, bearer token, basic auth and authorization
+    /// from Secrets, metric relabelings. The caller adds identity, discovery, TLS, relabeling and limits.
     pub fn endpoint_job_fields(
         &self,
         e: &ScrapeEndpoint,
@@ -249,6 +257,7 @@ impl<'a> ScrapeContext<'a> {
             params: e.params.clone(),
             proxy_url: non_empty(&e.proxy_url),
             enable_http2: (e.enable_http2 == Some(false)).then_some(false),
+            follow_redirects: (e.follow_redirects == Some(false)).then_some(false),
             bearer_token: match &e.bearer_token_secret {
                 Some(sel) if !sel.name.is_empty() => {
                     secrets.value(sel, &format!("{field}.bearerTokenSecret"))?
@@ -260,6 +269,10 @@ impl<'a> ScrapeContext<'a> {
                 .as_ref()
                 .map(|b| basic_auth_inline(b, secrets, &format!("{field}.basicAuth")))
                 .transpose()?,
+            authorization: match &e.authorization {
+                Some(a) => safe_authorization(a, secrets, &format!("{field}.authorization"))?,
+                None => None,
+            },
             metric_relabel_configs: self.metric_relabels(
                 e.metric_relabelings.as_deref(),
                 &format!("{field}.metricRelabelings"),
@@ -336,6 +349,7 @@ pub fn check_single_auth(job: &ScrapeConfig, field: &str) -> Result<(), FieldErr
         ("basicAuth", job.basic_auth.is_some()),
         ("bearerTokenSecret", job.bearer_token.is_some()),
         ("bearerTokenFile", job.bearer_token_file.is_some()),
+        ("authorization", job.authorization.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, on)| on.then_some(name))
