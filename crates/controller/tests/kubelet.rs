@@ -75,6 +75,31 @@ where
     }
 }
 
+/// A kubelet controller running on `client` for `target` (`namespace/name`).
+struct Running {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    fn start(client: &Client, target: &str, metrics: KubeletMetrics) -> Running {
+        let target: KubeletService = target.parse().unwrap();
+        let stop = CancellationToken::new();
+        let task =
+            tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+        Running { stop, task }
+    }
+
+    /// Stops it and waits until it has returned.
+    async fn stop(self) {
+        self.stop.cancel();
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+}
+
 fn metrics_text(registry: &Registry) -> String {
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
@@ -106,10 +131,7 @@ async fn endpoints_and_slices_follow_the_nodes_and_idle_means_no_writes() {
 
     let mut registry = Registry::default();
     let metrics = KubeletMetrics::new(&mut registry);
-    let target: KubeletService = "default/kubelet".parse().unwrap();
-    let stop = CancellationToken::new();
-    let running =
-        tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+    let running = Running::start(&client, "default/kubelet", metrics);
 
     eventually("endpoints for a and b", || async {
         endpoint_ips(&client).await == Some(vec!["10.0.0.1".into(), "10.0.0.2".into()])
@@ -186,11 +208,7 @@ async fn endpoints_and_slices_follow_the_nodes_and_idle_means_no_writes() {
     })
     .await;
 
-    stop.cancel();
-    tokio::time::timeout(Duration::from_secs(5), running)
-        .await
-        .unwrap()
-        .unwrap();
+    running.stop().await;
 }
 
 #[tokio::test]
@@ -209,18 +227,13 @@ async fn failed_writes_are_retried() {
         500,
     );
 
-    let mut registry = Registry::default();
-    let metrics = KubeletMetrics::new(&mut registry);
-    let stop = CancellationToken::new();
-    tokio::spawn(
-        KubeletController::new(client.clone(), "default/kubelet".parse().unwrap(), metrics)
-            .run(stop.clone()),
-    );
+    let metrics = KubeletMetrics::new(&mut Registry::default());
+    let running = Running::start(&client, "default/kubelet", metrics);
     eventually("endpoints written after the failures", || async {
         endpoint_ips(&client).await == Some(vec!["10.0.0.1".into()])
     })
     .await;
-    stop.cancel();
+    running.stop().await;
 }
 
 /// The kubelet objects are written by the operator's one writer: a hand edit of a field it
@@ -232,11 +245,8 @@ async fn a_hand_edited_kubelet_service_is_restored() {
         let env = testenv::TestEnv::start(backend).await.unwrap();
         let namespace = env.create_namespace("kubelet").await.unwrap();
         let client = env.client();
-        let target: KubeletService = format!("{namespace}/kubelet").parse().unwrap();
-        let stop = CancellationToken::new();
         let metrics = KubeletMetrics::new(&mut Registry::default());
-        let running =
-            tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+        let running = Running::start(&client, &format!("{namespace}/kubelet"), metrics);
         let services: Api<Service> = Api::namespaced(client.clone(), &namespace);
         let ports = || async {
             let service = services.get_opt("kubelet").await.unwrap()?;
@@ -277,11 +287,7 @@ async fn a_hand_edited_kubelet_service_is_restored() {
         )
         .await;
 
-        stop.cancel();
-        tokio::time::timeout(Duration::from_secs(10), running)
-            .await
-            .unwrap()
-            .unwrap();
+        running.stop().await;
     }
 }
 
@@ -304,11 +310,8 @@ async fn nothing_is_written_while_only_node_details_change() {
             )
             .await;
         }
-        let target: KubeletService = format!("{namespace}/kubelet").parse().unwrap();
-        let stop = CancellationToken::new();
         let metrics = KubeletMetrics::new(&mut Registry::default());
-        let running =
-            tokio::spawn(KubeletController::new(client.clone(), target, metrics).run(stop.clone()));
+        let running = Running::start(&client, &format!("{namespace}/kubelet"), metrics);
         let services: Api<Service> = Api::namespaced(client.clone(), &namespace);
         let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), &namespace);
         let slices: Api<EndpointSlice> = Api::namespaced(client.clone(), &namespace);
@@ -344,10 +347,6 @@ async fn nothing_is_written_while_only_node_details_change() {
         for name in &names {
             nodes.delete(name, &DeleteParams::default()).await.unwrap();
         }
-        stop.cancel();
-        tokio::time::timeout(Duration::from_secs(10), running)
-            .await
-            .unwrap()
-            .unwrap();
+        running.stop().await;
     }
 }
