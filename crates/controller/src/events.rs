@@ -40,19 +40,14 @@ fn applied_note(applied: &Applied) -> Option<String> {
     if let Some(Failure::Stopped(_)) = applied.failure {
         return None;
     }
-    let list = |objects: &mut dyn Iterator<Item = &crate::apply::ManagedRef>| {
-        objects
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut parts = Vec::new();
-    let written = list(&mut applied.written());
+    let written: Vec<String> = applied.written().map(ToString::to_string).collect();
     if !written.is_empty() {
-        parts.push(format!("applied {written}"));
+        parts.push(format!("applied {}", written.join(", ")));
     }
     if !applied.deleted.is_empty() {
-        parts.push(format!("deleted {}", list(&mut applied.deleted.iter())));
+        let deleted: Vec<String> = applied.deleted.iter().map(ToString::to_string).collect();
+        parts.push(format!("deleted {}", deleted.join(", ")));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }

@@ -32,7 +32,6 @@ use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
-use kube::core::NamespaceResourceScope;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
@@ -40,13 +39,12 @@ use render::desired::{ManagedKind, Subsystem};
 use render::input_ref::InputRef;
 use render::status::{DesiredStatus, KINDS_WITH_ENTRIES, planned_condition};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::apply::{Applied, AppliedObject, Outcome};
 use crate::context::Context;
 use crate::error::Error;
 use crate::metrics::Metrics;
-use crate::watches::{EntriesVisitor, Stores, WithEntries};
+use crate::watches::{EntriesVisitor, Namespaced, Stores, WithEntries};
 use crate::writer::FIELD_MANAGER;
 
 /// The longest field manager name the API server accepts.
@@ -653,10 +651,7 @@ async fn apply_status<K, S>(
     status: &S,
 ) -> Result<(), Error>
 where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + DeserializeOwned
-        + Debug,
+    K: Namespaced,
     S: Serialize,
 {
     let namespace = object.meta().namespace.as_deref().unwrap_or_default();

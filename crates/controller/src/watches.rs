@@ -91,10 +91,10 @@ pub(crate) trait EntriesVisitor {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send;
 }
 
-/// A watched kind with per-agent status entries, as the status step reads and writes it.
-pub(crate) trait WithEntries:
-    SharedStatus
-    + Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+/// A namespaced kind as the controller stores, reads and writes it: typed, cloneable, shared
+/// across tasks. Every kind with a store and every kind the writer writes is one.
+pub(crate) trait Namespaced:
+    Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
     + Clone
     + DeserializeOwned
     + Serialize
@@ -105,9 +105,8 @@ pub(crate) trait WithEntries:
 {
 }
 
-impl<K> WithEntries for K where
-    K: SharedStatus
-        + Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+impl<K> Namespaced for K where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
         + Clone
         + DeserializeOwned
         + Serialize
@@ -117,6 +116,11 @@ impl<K> WithEntries for K where
         + 'static
 {
 }
+
+/// A watched kind with per-agent status entries, as the status step reads and writes it.
+pub(crate) trait WithEntries: SharedStatus + Namespaced {}
+
+impl<K: SharedStatus + Namespaced> WithEntries for K {}
 
 /// Lists every object of kind `K` (all namespaces) and feeds the list to `inputs` as a watch's
 /// completed list would be.

@@ -15,7 +15,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Endpoints, Secret, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
@@ -24,9 +23,9 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use md5::{Digest, Md5};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::error::Error;
+use crate::watches::Namespaced;
 
 /// The field manager of every write the operator makes.
 pub const FIELD_MANAGER: &str = "agent-operator";
@@ -34,16 +33,7 @@ pub const FIELD_MANAGER: &str = "agent-operator";
 pub const DESIRED_HASH_ANNOTATION: &str = "operator.agent.grafana.com/desired-hash";
 
 /// A kind the operator writes.
-pub(crate) trait Managed:
-    Resource<DynamicType = (), Scope = NamespaceResourceScope>
-    + Clone
-    + Serialize
-    + DeserializeOwned
-    + Debug
-    + Send
-    + Sync
-    + 'static
-{
+pub(crate) trait Managed: Namespaced {
     /// Whether an update refused only for changing immutable fields (a workload's selector, a
     /// StatefulSet's claim templates) is applied by deleting the object and creating it again.
     const RECREATE_WHEN_IMMUTABLE: bool = false;
