@@ -381,10 +381,19 @@ impl Cluster {
         }
     }
 
+    /// The config a Secret holds; empty while the Secret is not there yet (callers poll).
     pub fn config_text(&self, namespace: &str, secret: &str) -> String {
-        let s = self.get_json(&["secret", "-n", namespace, secret]);
-        let encoded = s["data"]["agent.yml"].as_str().unwrap_or_default();
-        decode_base64(encoded)
+        let found = self.kubectl(&[
+            "get",
+            "secret",
+            "-n",
+            namespace,
+            secret,
+            "--ignore-not-found",
+            "-o",
+            "jsonpath={.data.agent\\.yml}",
+        ]);
+        decode_base64(found.trim())
     }
 }
 
