@@ -37,6 +37,7 @@ pub mod references;
 pub mod rejection;
 pub mod relabel;
 pub mod render_cache;
+pub mod segments;
 pub mod selector;
 pub mod sharding;
 pub mod status;

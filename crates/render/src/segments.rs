@@ -1,0 +1,592 @@
+//! A config stored in as many Secrets as it needs (issue 35): the head Secret, under the
+//! config Secret's name, holds the config's first segment and, when there are more, the
+//! manifest ([`Manifest`]) naming the others in order with the digest of each one's text. The
+//! config loader in each agent pod reads the head, then the segments it names, and writes the
+//! config file only when every segment it holds has the digest the head names: a partial or
+//! mixed set is never loaded, whatever order the writes reach it in.
+//!
+//! Segments are cut where the content says, not at fixed offsets: before a `- job_name:` line
+//! whose hash has its low [`CUT_BITS`] bits zero (about one job in 64), or before the line
+//! that would take a segment past [`SEGMENT_MAX_BYTES`]. So one monitor's edit changes the
+//! segment that holds its jobs; the cuts before and after it are found again in the same
+//! places, and every other segment keeps its text, its name (the hash of its first line) and
+//! its stored bytes ([`SegmentCache`]): one edit rewrites one segment and the head's manifest.
+//!
+//! The texts are read where they lie (a cached config's frame lines and per-monitor parts,
+//! [`crate::config_text::ConfigText::chunks`]): at 100k ServiceMonitors the whole text is
+//! hundreds of MB that no one needs laid out, while each segment is at most
+//! [`SEGMENT_MAX_BYTES`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
+use std::io::{self, Read};
+use std::ops::Range;
+use std::sync::Arc;
+
+use flate2::read::GzDecoder;
+use foldhash::quality::RandomState;
+use md5::{Digest, Md5};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::desired::GZIP_THRESHOLD;
+
+/// The head Secret's key for the [`Manifest`], present only when the config has more than
+/// one segment (a config of one segment is stored exactly as before segments existed).
+pub const MANIFEST_KEY: &str = "segments.json";
+/// The longest text one segment holds (unless one line alone is longer): compressed or not, a
+/// segment stays within the API server's 1 MiB limit on a Secret's data.
+pub const SEGMENT_MAX_BYTES: usize = 896 * 1024;
+/// A `- job_name:` line whose hash has this many low bits zero starts a segment.
+pub const CUT_BITS: u32 = 6;
+/// The label on every segment Secret naming its head (the config Secret's name).
+pub const SEGMENT_OF_LABEL: &str = "operator.agent.grafana.com/config-segment-of";
+
+/// What the head holds besides its own segment: the other segments, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub segments: Vec<ManifestEntry>,
+}
+
+/// One segment of a [`Manifest`]: the Secret holding it (key [`crate::desired::CONFIG_KEY`])
+/// and the MD5 of its text, which the loader checks before using it. MD5 guards against torn
+/// and stale reads, not forgery: whoever can write these Secrets writes the config anyway.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestEntry {
+    pub secret: String,
+    pub md5: String,
+}
+
+/// One segment as stored: its Secret's name (the head's for the first), the digest of its
+/// text and the bytes of its [`crate::desired::CONFIG_KEY`] (gzip-compressed above
+/// [`GZIP_THRESHOLD`], as a config Secret's always were).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSegment {
+    pub secret: String,
+    pub md5: String,
+    pub text_len: usize,
+    pub bytes: Arc<Vec<u8>>,
+}
+
+/// Why a config cannot be assembled (yet) from what the loader holds.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AssembleError {
+    #[error("Secret {secret}: not read yet, or gone")]
+    Missing { secret: String },
+    #[error("Secret {secret}: holds a text of MD5 {found}, the head names {wanted}")]
+    Stale {
+        secret: String,
+        found: String,
+        wanted: String,
+    },
+    #[error("Secret {secret}: key {key}: {reason}")]
+    Unreadable {
+        secret: String,
+        key: String,
+        reason: String,
+    },
+}
+
+/// The stored form of a segment's `text`.
+pub fn encode(text: &str) -> io::Result<Vec<u8>> {
+    if text.len() > GZIP_THRESHOLD {
+        crate::gzip::gzip(text)
+    } else {
+        Ok(text.as_bytes().to_vec())
+    }
+}
+
+/// The text of a stored segment: gunzipped when it starts with gzip's magic bytes (a config
+/// text never does: it is YAML), UTF-8 checked.
+pub fn decode(bytes: &[u8]) -> Result<String, String> {
+    let raw = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        GzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("not valid gzip: {e}"))?;
+        out
+    } else {
+        bytes.to_vec()
+    };
+    String::from_utf8(raw).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+/// The hex MD5 of a segment's text.
+pub fn md5_hex(text: &[u8]) -> String {
+    Md5::digest(text)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The manifest as the head stores it.
+pub fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
+    // A struct of strings always serializes.
+    serde_json::to_vec(manifest).unwrap_or_default()
+}
+
+/// The manifest a head stores under [`MANIFEST_KEY`].
+pub fn parse_manifest(head: &str, bytes: &[u8]) -> Result<Manifest, AssembleError> {
+    serde_json::from_slice(bytes).map_err(|e| AssembleError::Unreadable {
+        secret: head.to_owned(),
+        key: MANIFEST_KEY.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// The whole config: `head_text` then each segment of `manifest` in order, as `segment_text`
+/// gives it, each checked against its digest. Nothing is returned unless every segment is
+/// there with the text the head names.
+pub fn assemble<'a>(
+    head_text: &str,
+    manifest: &Manifest,
+    mut segment_text: impl FnMut(&str) -> Option<&'a str>,
+) -> Result<String, AssembleError> {
+    let mut texts = Vec::with_capacity(manifest.segments.len());
+    for entry in &manifest.segments {
+        let text = segment_text(&entry.secret).ok_or_else(|| AssembleError::Missing {
+            secret: entry.secret.clone(),
+        })?;
+        let found = md5_hex(text.as_bytes());
+        if found != entry.md5 {
+            return Err(AssembleError::Stale {
+                secret: entry.secret.clone(),
+                found,
+                wanted: entry.md5.clone(),
+            });
+        }
+        texts.push(text);
+    }
+    let mut whole =
+        String::with_capacity(head_text.len() + texts.iter().map(|t| t.len()).sum::<usize>());
+    whole.push_str(head_text);
+    for text in texts {
+        whole.push_str(text);
+    }
+    Ok(whole)
+}
+
+/// The ranges of the text made of `chunks` that are its segments, in order; their union is the
+/// whole text. Pure function of the text: the chunks it is given in change nothing.
+pub fn cut(chunks: &[&str]) -> Vec<Range<usize>> {
+    let mut cuts = Vec::new();
+    let mut segment_start = 0;
+    let mut pos = 0;
+    for line in Lines::new(chunks) {
+        let start = pos;
+        pos += line.len;
+        if start == segment_start {
+            continue;
+        }
+        let too_long = pos - segment_start > SEGMENT_MAX_BYTES;
+        if too_long || line.starts_segment {
+            cuts.push(segment_start..start);
+            segment_start = start;
+        }
+    }
+    if pos > segment_start || cuts.is_empty() {
+        cuts.push(segment_start..pos);
+    }
+    cuts
+}
+
+/// The lines of a text given in chunks, with what [`cut`] needs of each: its length and
+/// whether it is a job line chosen to start a segment. A line may straddle chunks.
+struct Lines<'c> {
+    chunks: &'c [&'c str],
+    chunk: usize,
+    offset: usize,
+}
+
+struct LineInfo {
+    len: usize,
+    starts_segment: bool,
+}
+
+impl<'c> Lines<'c> {
+    fn new(chunks: &'c [&'c str]) -> Self {
+        Lines {
+            chunks,
+            chunk: 0,
+            offset: 0,
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a hash fixed forever (cuts and names must not change with a dependency's
+/// version or between processes), fast enough for one line per job.
+fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+const JOB_LINE: &[u8] = b"- job_name:";
+
+impl Iterator for Lines<'_> {
+    type Item = LineInfo;
+
+    fn next(&mut self) -> Option<LineInfo> {
+        // The line's first bytes (enough to tell a job line and hash it), and its length.
+        let mut head: Vec<u8> = Vec::new();
+        let mut len = 0;
+        loop {
+            let chunk = self.chunks.get(self.chunk)?.as_bytes();
+            let rest = &chunk[self.offset..];
+            if rest.is_empty() {
+                self.chunk += 1;
+                self.offset = 0;
+                if self.chunk >= self.chunks.len() {
+                    break;
+                }
+                continue;
+            }
+            let (line, ended) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..=i], true),
+                None => (rest, false),
+            };
+            if head.len() < 256 {
+                let take = line.len().min(256 - head.len());
+                head.extend_from_slice(&line[..take]);
+            }
+            len += line.len();
+            self.offset += line.len();
+            if ended {
+                break;
+            }
+        }
+        if len == 0 {
+            return None;
+        }
+        let trimmed = head.trim_ascii_start();
+        let starts_segment = trimmed.starts_with(JOB_LINE)
+            && fnv1a(head.iter().copied()) & ((1 << CUT_BITS) - 1) == 0;
+        Some(LineInfo {
+            len,
+            starts_segment,
+        })
+    }
+}
+
+/// Stored segments of earlier calls, found again by their text: an edit compresses and
+/// digests only the segments whose text changed.
+#[derive(Debug, Default)]
+pub struct SegmentCache {
+    /// Keys of the identity hash, random per cache: no one can craft a text taken for another.
+    keys: [RandomState; 2],
+    by_identity: HashMap<[u64; 2], Cached>,
+    /// Segments reused and stored anew by the last call.
+    pub reused: usize,
+    pub stored: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Cached {
+    md5: String,
+    first_line_hash: u64,
+    bytes: Arc<Vec<u8>>,
+}
+
+/// The segments of the config made of `chunks`, stored under `head` (the config Secret's
+/// name) and the names [`segment_name`] gives, encoded and digested, reusing `cache`'s.
+pub fn store(
+    head: &str,
+    chunks: &[&str],
+    cache: Option<&mut SegmentCache>,
+) -> io::Result<Vec<StoredSegment>> {
+    let ranges = cut(chunks);
+    let text = ChunkText::new(chunks);
+    let mut fallback = SegmentCache::default();
+    let cache = cache.unwrap_or(&mut fallback);
+    let keys = &cache.keys;
+    let previous = &cache.by_identity;
+    let found: Vec<([u64; 2], Result<Cached, Cached>, usize)> = ranges
+        .par_iter()
+        .map(|range| {
+            let bytes = text.copy(range.clone());
+            let id = keys.each_ref().map(|k| k.hash_one(&bytes));
+            match previous.get(&id) {
+                Some(cached) => Ok((id, Ok(cached.clone()), bytes.len())),
+                None => {
+                    let as_text = String::from_utf8_lossy(&bytes);
+                    let stored = Cached {
+                        md5: md5_hex(&bytes),
+                        first_line_hash: first_line_hash(&bytes),
+                        bytes: Arc::new(encode(&as_text)?),
+                    };
+                    Ok((id, Err(stored), bytes.len()))
+                }
+            }
+        })
+        .collect::<io::Result<_>>()?;
+    let mut kept = HashMap::with_capacity(found.len());
+    let mut used_names: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut reused, mut stored) = (0, 0);
+    let mut out = Vec::with_capacity(found.len());
+    for (i, (id, entry, text_len)) in found.into_iter().enumerate() {
+        let entry = match entry {
+            Ok(cached) => {
+                reused += 1;
+                cached
+            }
+            Err(fresh) => {
+                stored += 1;
+                fresh
+            }
+        };
+        let secret = if i == 0 {
+            head.to_owned()
+        } else {
+            let base = segment_name(head, entry.first_line_hash);
+            let seen = used_names.entry(base.clone()).or_insert(0);
+            *seen += 1;
+            if *seen == 1 {
+                base
+            } else {
+                format!("{base}-{seen}")
+            }
+        };
+        out.push(StoredSegment {
+            secret,
+            md5: entry.md5.clone(),
+            text_len,
+            bytes: entry.bytes.clone(),
+        });
+        kept.insert(id, entry);
+    }
+    cache.by_identity = kept;
+    cache.reused = reused;
+    cache.stored = stored;
+    Ok(out)
+}
+
+/// The name of the segment Secret of `head` whose text begins with a line of hash
+/// `first_line_hash`: the same text keeps the same name from edit to edit.
+pub fn segment_name(head: &str, first_line_hash: u64) -> String {
+    format!("{head}-{:010x}", first_line_hash & 0xff_ffff_ffff)
+}
+
+fn first_line_hash(bytes: &[u8]) -> u64 {
+    let end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    fnv1a(bytes[..end].iter().copied())
+}
+
+/// The manifest of `segments` (as [`store`] returns them): every segment after the first, or
+/// `None` when the config is one segment.
+pub fn manifest_of(segments: &[StoredSegment]) -> Option<Manifest> {
+    (segments.len() > 1).then(|| Manifest {
+        segments: segments[1..]
+            .iter()
+            .map(|s| ManifestEntry {
+                secret: s.secret.clone(),
+                md5: s.md5.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// A text given as chunks, copied out a range at a time.
+struct ChunkText<'c> {
+    chunks: Vec<&'c [u8]>,
+    starts: Vec<usize>,
+}
+
+impl<'c> ChunkText<'c> {
+    fn new(chunks: &[&'c str]) -> Self {
+        let mut len = 0;
+        let mut starts = Vec::with_capacity(chunks.len());
+        for c in chunks {
+            starts.push(len);
+            len += c.len();
+        }
+        ChunkText {
+            chunks: chunks.iter().map(|c| c.as_bytes()).collect(),
+            starts,
+        }
+    }
+
+    fn copy(&self, range: Range<usize>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(range.len());
+        let first = self
+            .starts
+            .partition_point(|&s| s <= range.start)
+            .saturating_sub(1);
+        for (chunk, &start) in self.chunks[first..].iter().zip(&self.starts[first..]) {
+            if start >= range.end {
+                break;
+            }
+            let from = range.start.saturating_sub(start).min(chunk.len());
+            let to = (range.end - start).min(chunk.len());
+            if from < to {
+                out.extend_from_slice(&chunk[from..to]);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config of `jobs` jobs, each `filler` lines long, named after `seed`.
+    fn config(jobs: usize, filler: usize, seed: &str) -> String {
+        let mut text = String::from(
+            "server:\n  log_level: info\nmetrics:\n  configs:\n  - name: a/b\n    scrape_configs:\n",
+        );
+        for j in 0..jobs {
+            text.push_str(&format!("    - job_name: serviceMonitor/{seed}/m{j}/0\n"));
+            for f in 0..filler {
+                text.push_str(&format!(
+                    "      - source_labels: [__meta_{f}]\n        regex: x{j}\n"
+                ));
+            }
+        }
+        text.push_str("    remote_write: []\n");
+        text
+    }
+
+    fn texts(chunks: &[&str]) -> Vec<String> {
+        let whole = chunks.concat();
+        cut(chunks)
+            .into_iter()
+            .map(|r| whole[r].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn segments_concatenate_to_the_text_whatever_the_chunks() {
+        let text = config(3000, 20, "ns");
+        let whole = texts(&[&text]);
+        assert!(whole.len() > 5, "{} segments", whole.len());
+        assert_eq!(whole.concat(), text);
+        // The same text in odd chunks (lines cut in two) is cut in the same places.
+        let pieces: Vec<&str> = text
+            .as_bytes()
+            .chunks(7777)
+            .map(|c| std::str::from_utf8(c).expect("ASCII"))
+            .collect();
+        assert_eq!(texts(&pieces), whole);
+        for segment in &whole {
+            assert!(segment.len() <= SEGMENT_MAX_BYTES, "{}", segment.len());
+        }
+    }
+
+    #[test]
+    fn a_small_config_is_one_segment_and_an_empty_one_too() {
+        assert_eq!(cut(&["a: 1\n"]), vec![0..5]);
+        assert_eq!(cut(&[]), vec![0..0]);
+        assert_eq!(cut(&["", ""]), vec![0..0]);
+    }
+
+    #[test]
+    fn an_edit_changes_only_the_segment_that_holds_it() {
+        let text = config(3000, 20, "ns");
+        let edited = text.replace("regex: x1500\n", "regex: x1500-edited\n");
+        let mut cache = SegmentCache::default();
+        let before = store("agent-config", &[&text], Some(&mut cache)).expect("stored");
+        assert_eq!(cache.stored, before.len());
+        let after = store("agent-config", &[&edited], Some(&mut cache)).expect("stored");
+        assert_eq!(cache.stored, 1, "{} reused", cache.reused);
+        assert_eq!(before.len(), after.len());
+        let changed: Vec<usize> = (0..before.len())
+            .filter(|&i| before[i] != after[i])
+            .collect();
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        let names = |s: &[StoredSegment]| s.iter().map(|s| s.secret.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&before), names(&after));
+    }
+
+    #[test]
+    fn a_job_added_in_the_middle_keeps_the_other_segments() {
+        let text = config(3000, 20, "ns");
+        let added = text.replace(
+            "    - job_name: serviceMonitor/ns/m1500/0\n",
+            "    - job_name: serviceMonitor/ns/m1499b/0\n      - source_labels: [x]\n    - job_name: serviceMonitor/ns/m1500/0\n",
+        );
+        let before = store("h", &[&text], None).expect("stored");
+        let after = store("h", &[&added], None).expect("stored");
+        let same = after.iter().filter(|s| before.contains(s)).count();
+        assert!(same + 2 >= before.len(), "{same} of {} kept", before.len());
+    }
+
+    #[test]
+    fn assembly_checks_every_digest_and_names_what_is_missing() {
+        let text = config(3000, 20, "ns");
+        let stored = store("agent-config", &[&text], None).expect("stored");
+        let manifest = manifest_of(&stored).expect("several segments");
+        let decoded: BTreeMap<String, String> = stored
+            .iter()
+            .map(|s| (s.secret.clone(), decode(&s.bytes).expect("decodes")))
+            .collect();
+        let head = &decoded["agent-config"];
+        let whole =
+            assemble(head, &manifest, |n| decoded.get(n).map(String::as_str)).expect("assembles");
+        assert_eq!(whole, text);
+
+        let missing = &manifest.segments[1].secret;
+        let err = assemble(head, &manifest, |n| {
+            (n != missing)
+                .then(|| decoded.get(n).map(String::as_str))
+                .flatten()
+        })
+        .expect_err("one is missing");
+        assert_eq!(
+            err,
+            AssembleError::Missing {
+                secret: missing.clone()
+            }
+        );
+
+        let stale = "an older text";
+        let err = assemble(head, &manifest, |n| {
+            if n == missing {
+                Some(stale)
+            } else {
+                decoded.get(n).map(String::as_str)
+            }
+        })
+        .expect_err("one is stale");
+        assert!(matches!(err, AssembleError::Stale { .. }), "{err}");
+
+        let round = parse_manifest("agent-config", &manifest_bytes(&manifest)).expect("parses");
+        assert_eq!(round, manifest);
+        let err = parse_manifest("agent-config", b"{\"segments\": 3}").expect_err("refused");
+        assert!(
+            err.to_string().contains("agent-config: key segments.json"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_line_longer_than_a_segment_is_a_segment_of_its_own() {
+        let long = "x".repeat(SEGMENT_MAX_BYTES + 10);
+        let text = format!("a: 1\nb: {long}\nc: 2\n");
+        let parts = texts(&[&text]);
+        assert_eq!(parts.concat(), text);
+        assert_eq!(
+            parts.len(),
+            3,
+            "{:?}",
+            parts.iter().map(String::len).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn stored_bytes_are_gzip_above_the_threshold_and_decode_back() {
+        let small = "a: 1\n";
+        assert_eq!(encode(small).expect("encodes"), small.as_bytes());
+        let big = config(200, 20, "ns");
+        assert!(big.len() > GZIP_THRESHOLD);
+        let bytes = encode(&big).expect("encodes");
+        assert!(bytes.starts_with(&[0x1f, 0x8b]));
+        assert_eq!(decode(&bytes).expect("decodes"), big);
+        assert!(
+            decode(&[0x1f, 0x8b, 0, 1])
+                .expect_err("torn")
+                .contains("gzip")
+        );
+    }
+}
