@@ -3,8 +3,8 @@
 //! A cached metrics config is its frame (server, global, remote_write, instance settings)
 //! with each instance's scrape jobs taken from the per-monitor parts the cache holds anyway
 //! ([`crate::render_cache`]). At 10k ServiceMonitors that is 47 MB of text, which the
-//! controller only gzips into the config Secret (0.8 MB), and
-//! [`crate::gzip::GzipCache::compress_chunks`] does that from the pieces. So a [`ConfigText`]
+//! controller only cuts into segments and stores in Secrets, and
+//! [`crate::segments::store`] does that from the pieces. So a [`ConfigText`]
 //! keeps the pieces ([`ConfigText::chunks`]), and lays the text out only when someone reads it
 //! ([`ConfigText::as_str`]: `render --config`, explain, tests), once.
 

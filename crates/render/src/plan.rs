@@ -18,22 +18,22 @@ use crate::desired::{
     MANAGED_BY_VALUE, PlanOptions, PlannedObject, SECRET_SIZE_LIMIT, Subsystem, assets_secret_name,
     owner_reference,
 };
+use crate::segments::{self, MANIFEST_KEY, SegmentCache, StoredSegment};
 use crate::discover::{Discovery, Hierarchy};
 use crate::expansion::{ConfigOf, Strings};
-use crate::gzip::{self, GzipCache};
 use crate::input_ref::InputRef;
 use crate::rejection::{Reason, Rejection};
-use crate::render_cache::{
-    BoundedConfig, MetricsConfigCache, OneOffError, Overflow, RenderedText, render_metrics_bounded,
-};
+use crate::render_cache::{MetricsConfigCache, RenderedText, render_metrics_text};
 use crate::status::DesiredStatus;
 use crate::workloads;
 
 /// A rendered agent.yml, kept as text for `render --config`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderedConfig {
-    /// The config Secret it is stored in.
+    /// The config Secret it is stored in: the head, holding the first segment.
     pub secret_name: String,
+    /// The segment Secrets holding the rest, in order (none for a config of one segment).
+    pub segments: Vec<String>,
     /// Whose config it is: metrics, logs or integrations.
     pub subsystem: Subsystem,
     /// Through the metrics cache, still in pieces: laid out by the first
@@ -95,75 +95,90 @@ struct Planner<'a> {
     rejections: Vec<Rejection>,
 }
 
-/// The bytes a config Secret stores for `text` (gzip-compressed above [`GZIP_THRESHOLD`]),
-/// or why it cannot be stored: the message names the Secret, the sizes and the fix.
-pub fn config_secret_data(name: &str, text: &str) -> Result<Vec<u8>, String> {
-    secret_data_of_chunks(name, &[text], text.len(), None)
+/// One Secret a config is stored in: its head (the config Secret's name) or one of its
+/// segment Secrets ([`crate::segments`]), with the data it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigSecretData {
+    pub name: String,
+    pub data: BTreeMap<String, Vec<u8>>,
 }
 
-/// [`config_secret_data`], compressing with `cache` (only the parts of `text` that changed
-/// since its previous use are compressed again; the bytes are the same). A text in pieces is
-/// compressed from its pieces, never laid out.
-pub fn config_secret_data_with(
-    name: &str,
-    text: &ConfigText,
-    cache: Option<&mut GzipCache>,
-) -> Result<Vec<u8>, String> {
-    secret_data_of_chunks(name, &text.chunks(), text.len(), cache)
-}
-
-/// [`config_secret_data_with`] of the text made of `chunks`, `len` bytes in all.
-fn secret_data_of_chunks(
+/// The Secrets the config made of `chunks` is stored in, head first: the head `name` holds
+/// the first segment and, when there are more, the manifest naming the others in order
+/// ([`segments::store`], reusing `cache`'s stored segments). A config of any size is stored;
+/// only a segment whose stored bytes pass [`SECRET_SIZE_LIMIT`] (one line of agent.yml too
+/// long to cut, and gzip cannot shrink enough) is refused: the message names its Secret, the
+/// sizes and the fix.
+pub fn config_secrets_data(
     name: &str,
     chunks: &[&str],
-    len: usize,
-    cache: Option<&mut GzipCache>,
-) -> Result<Vec<u8>, String> {
-    if len <= GZIP_THRESHOLD {
-        return checked_secret_data(name, chunks.concat().into_bytes(), false, len);
+    cache: Option<&mut SegmentCache>,
+) -> Result<Vec<ConfigSecretData>, String> {
+    let stored =
+        segments::store(name, chunks, cache).map_err(|e| format!("Secret {name}: gzip failed: {e}"))?;
+    let manifest = segments::manifest_of(&stored).map(|m| segments::manifest_bytes(&m));
+    let count = stored.len();
+    let mut secrets = Vec::with_capacity(count);
+    for (i, segment) in stored.into_iter().enumerate() {
+        let mut data = BTreeMap::from([(CONFIG_KEY.to_owned(), segment.bytes.to_vec())]);
+        if i == 0
+            && let Some(manifest) = &manifest
+        {
+            data.insert(MANIFEST_KEY.to_owned(), manifest.clone());
+        }
+        let held: usize = data.values().map(Vec::len).sum();
+        if held > SECRET_SIZE_LIMIT {
+            return Err(segment_too_large(name, &segment, i, count, held));
+        }
+        secrets.push(ConfigSecretData {
+            name: segment.secret,
+            data,
+        });
     }
-    let bytes = match cache {
-        Some(cache) => cache.compress_chunks(chunks),
-        None => gzip::gzip_chunks(chunks),
-    }
-    .map_err(|e| gzip_failed(name, &e))?;
-    checked_secret_data(name, bytes, true, len)
+    Ok(secrets)
 }
 
-fn gzip_failed(name: &str, e: &dyn std::fmt::Display) -> String {
-    format!("Secret {name}: gzip failed: {e}")
-}
-
-/// `bytes`, the data of the config Secret `name` for an agent.yml of `len` bytes, or why they
-/// cannot be stored.
-fn checked_secret_data(
-    name: &str,
-    bytes: Vec<u8>,
-    compressed: bool,
-    len: usize,
-) -> Result<Vec<u8>, String> {
-    if bytes.len() > SECRET_SIZE_LIMIT {
-        return Err(format!(
-            "config Secret {name} would hold {} bytes{} (agent.yml is {} bytes), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret; split the monitors between several GrafanaAgents",
-            bytes.len(),
-            if compressed { " gzip-compressed" } else { "" },
-            len,
-        ));
-    }
-    Ok(bytes)
-}
-
-/// Why the config Secret `name` cannot be stored, when rendering stopped at `overflow`: how
-/// far over the limit the whole config would be, and how much was rendered to know it.
-pub fn overflow_message(name: &str, overflow: &Overflow) -> String {
-    let estimate = overflow.estimated_len();
+/// Why segment `i` of `count` of config Secret `head`, holding `held` bytes, cannot be stored.
+/// A segment is at most [`segments::SEGMENT_MAX_BYTES`] of text unless one line is longer, so
+/// that is the cause, but for a head whose manifest names more segments than fit beside it.
+fn segment_too_large(
+    head: &str,
+    segment: &StoredSegment,
+    i: usize,
+    count: usize,
+    held: usize,
+) -> String {
+    let stored = if segment.text_len > GZIP_THRESHOLD {
+        " gzip-compressed"
+    } else {
+        ""
+    };
+    let (what, fix) = if segment.text_len > segments::SEGMENT_MAX_BYTES {
+        (
+            format!("{} bytes of agent.yml in one line, which cannot be cut", segment.text_len),
+            "shorten the value that makes this line",
+        )
+    } else {
+        (
+            format!(
+                "{} bytes of agent.yml and the manifest naming {} other segments",
+                segment.text_len,
+                count - 1
+            ),
+            "split the monitors between several GrafanaAgents",
+        )
+    };
+    let secret = if count == 1 {
+        format!("config Secret {head}")
+    } else {
+        format!(
+            "config Secret {} (segment {} of {count} of {head})",
+            segment.secret,
+            i + 1
+        )
+    };
     format!(
-        "config Secret {name} would hold about {estimate} bytes gzip-compressed ({:.1} times the limit), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret: the jobs of the first {} of its {} monitors already take {} bytes ({} bytes of agent.yml), where rendering stopped; split the monitors between several GrafanaAgents",
-        estimate as f64 / SECRET_SIZE_LIMIT as f64,
-        overflow.monitors_rendered,
-        overflow.monitors,
-        overflow.compressed_len,
-        overflow.text_len,
+        "{secret} would hold {held} bytes{stored} ({what}), above the {SECRET_SIZE_LIMIT}-byte limit of a Secret; {fix}"
     )
 }
 
@@ -255,40 +270,18 @@ impl Planner<'_> {
         ));
     }
 
-    /// The metrics config Secret of `rendered`; when it is too large to store, the message
-    /// names the monitors that take the most of it, the likely culprits.
-    fn metrics_secret(&mut self, rendered: RenderedText, gzip_cache: Option<&mut GzipCache>) {
+    /// The metrics config Secrets of `rendered`; when a segment is too large to store, the
+    /// message names the monitors that take the most of the config, the likely culprits.
+    fn metrics_secret(&mut self, rendered: RenderedText, cache: Option<&mut SegmentCache>) {
         let rejected_before = self.rejections.len() + rendered.rejections.len();
         let largest = rendered.largest;
         self.config_secret_text(
             Subsystem::Metrics,
             rendered.text,
             rendered.rejections,
-            gzip_cache,
+            cache,
         );
         self.name_largest(rejected_before, &largest, "its largest monitors");
-    }
-
-    /// [`Planner::metrics_secret`] of a text whose gzip was made while it was rendered.
-    fn metrics_secret_gzipped(&mut self, rendered: RenderedText, gzip: Vec<u8>) {
-        let rejected_before = self.rejections.len() + rendered.rejections.len();
-        let largest = rendered.largest.clone();
-        self.config_secret_gzipped(Subsystem::Metrics, rendered, gzip);
-        self.name_largest(rejected_before, &largest, "its largest monitors");
-    }
-
-    /// Reports the metrics config found too large before it was complete, naming the largest
-    /// of the monitors rendered until then.
-    fn metrics_too_large(&mut self, overflow: Overflow) {
-        let rejected_before = self.rejections.len() + overflow.rejections.len();
-        let largest = overflow.largest.clone();
-        let which = if overflow.monitors_rendered < overflow.monitors {
-            "the largest of those"
-        } else {
-            "its largest monitors"
-        };
-        self.config_too_large(Subsystem::Metrics, overflow);
-        self.name_largest(rejected_before, &largest, which);
     }
 
     /// Appends `largest` (monitors and the agent.yml bytes of their jobs) to the
@@ -309,49 +302,22 @@ impl Planner<'_> {
         }
     }
 
-    /// Adds `subsystem`'s config Secret holding the agent.yml `text`, unless it cannot be
-    /// stored (then the agent is reported instead).
+    /// Adds `subsystem`'s config Secrets (head and segments) holding the agent.yml `text`,
+    /// stored from its pieces (never laid out), unless a segment cannot be stored (then the
+    /// agent is reported instead, and none of them is planned).
     fn config_secret_text(
         &mut self,
         subsystem: Subsystem,
         text: ConfigText,
         rejections: Vec<Rejection>,
-        gzip_cache: Option<&mut GzipCache>,
+        cache: Option<&mut SegmentCache>,
     ) {
         self.rejections.extend(rejections);
         let name = self.config_secret_name(subsystem);
-        match config_secret_data_with(&name, &text, gzip_cache) {
-            Ok(bytes) => self.add_config_secret(subsystem, name, text, bytes),
+        match config_secrets_data(&name, &text.chunks(), cache) {
+            Ok(secrets) => self.add_config_secrets(subsystem, name, text, secrets),
             Err(msg) => self.too_large(msg),
         }
-    }
-
-    /// [`Planner::config_secret_text`] of a text whose gzip is made.
-    fn config_secret_gzipped(
-        &mut self,
-        subsystem: Subsystem,
-        rendered: RenderedText,
-        gzip: Vec<u8>,
-    ) {
-        self.rejections.extend(rendered.rejections);
-        let name = self.config_secret_name(subsystem);
-        let text = rendered.text;
-        let checked = if text.len() > GZIP_THRESHOLD {
-            checked_secret_data(&name, gzip, true, text.len())
-        } else {
-            checked_secret_data(&name, text.as_str().as_bytes().to_vec(), false, text.len())
-        };
-        match checked {
-            Ok(bytes) => self.add_config_secret(subsystem, name, text, bytes),
-            Err(msg) => self.too_large(msg),
-        }
-    }
-
-    /// Reports that `subsystem`'s config was found too large before it was complete.
-    fn config_too_large(&mut self, subsystem: Subsystem, overflow: Overflow) {
-        let msg = overflow_message(&self.config_secret_name(subsystem), &overflow);
-        self.rejections.extend(overflow.rejections);
-        self.too_large(msg);
     }
 
     /// Reports on the agent that a config Secret cannot be stored.
@@ -364,24 +330,61 @@ impl Planner<'_> {
         ));
     }
 
-    /// Adds `subsystem`'s config Secret `name` holding `bytes`, the stored form of `text`.
-    fn add_config_secret(
+    /// Adds `subsystem`'s config Secrets, `secrets` (head `name` first, then its segments),
+    /// the stored form of `text`. The segments carry the head's labels and
+    /// [`segments::SEGMENT_OF_LABEL`]; they are planned before their head, which names them
+    /// ([`PlannedObject::apply_order`]), so a head is never written before its segments.
+    fn add_config_secrets(
         &mut self,
         subsystem: Subsystem,
         name: String,
         text: ConfigText,
-        bytes: Vec<u8>,
+        secrets: Vec<ConfigSecretData>,
     ) {
         let labels = secret_labels(self.h, self.opts);
-        let data = BTreeMap::from([(CONFIG_KEY.to_owned(), bytes)]);
-        let secret = secret(self.h, name.clone(), labels, data);
-        self.objects
-            .push(PlannedObject::new(subsystem, DesiredObject::Secret(secret)));
+        let mut segment_names = Vec::with_capacity(secrets.len().saturating_sub(1));
+        for ConfigSecretData { name: secret_name, data } in secrets {
+            let mut labels = labels.clone();
+            if secret_name != name {
+                labels.insert(segments::SEGMENT_OF_LABEL.to_owned(), name.clone());
+                segment_names.push(secret_name.clone());
+            }
+            let secret = secret(self.h, secret_name, labels, data);
+            self.objects
+                .push(PlannedObject::new(subsystem, DesiredObject::Secret(secret)));
+        }
         self.configs.push(RenderedConfig {
             secret_name: name,
+            segments: segment_names,
             subsystem,
             text,
         });
+    }
+}
+
+/// The head a segment Secret belongs to ([`segments::SEGMENT_OF_LABEL`]), `None` for any
+/// other object.
+pub fn segment_of(object: &PlannedObject) -> Option<&str> {
+    match &object.object {
+        DesiredObject::Secret(s) => s
+            .metadata
+            .labels
+            .as_ref()?
+            .get(segments::SEGMENT_OF_LABEL)
+            .map(String::as_str),
+        _ => None,
+    }
+}
+
+/// The key that sorts a plan into the order its objects are written: upstream's apply order
+/// ([`PlannedObject::apply_order`]), with each config's segment Secrets (by name) just before
+/// their head. A head names its segments: written after them, it never names one the config
+/// loader cannot find.
+fn write_order(object: &PlannedObject) -> ((u8, u8, &str), bool, &str) {
+    let (subsystem, kind, name) = object.apply_order();
+    match segment_of(object) {
+        Some(head) => ((subsystem, kind, head), false, name),
+        None => ((subsystem, kind, name), true, name),
     }
 }
 
@@ -415,7 +418,7 @@ pub enum MetricsConfig<'a> {
     /// Already rendered; `None` when the agent has no MetricsInstance.
     Rendered(Option<RenderedText>),
     /// Render it with this agent's cache: only the monitors that changed are rendered, and
-    /// only the parts of the text that changed are compressed again.
+    /// only the segments whose text changed are compressed again.
     Cache(&'a mut MetricsConfigCache),
 }
 
@@ -478,23 +481,15 @@ pub fn plan_with_metrics(
     };
     match metrics {
         // Monitor by monitor, so the whole typed document is never held (same text).
-        // Compressed while rendered, and given up once certain not to fit.
-        MetricsConfig::Render => match render_metrics_bounded(h, SECRET_SIZE_LIMIT) {
-            Ok(Some(BoundedConfig::Rendered { rendered, gzip })) => {
-                p.metrics_secret_gzipped(rendered, gzip)
-            }
-            Ok(Some(BoundedConfig::TooLarge(overflow))) => p.metrics_too_large(overflow),
+        MetricsConfig::Render => match render_metrics_text(h) {
+            Ok(Some(rendered)) => p.metrics_secret(rendered, None),
             Ok(None) => {}
-            Err(OneOffError::Yaml(e)) => p.yaml_failed(Subsystem::Metrics, &e),
-            Err(OneOffError::Gzip(e)) => {
-                let msg = gzip_failed(&p.config_secret_name(Subsystem::Metrics), &e);
-                p.too_large(msg);
-            }
+            Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
         MetricsConfig::Rendered(Some(rendered)) => p.metrics_secret(rendered, None),
         MetricsConfig::Rendered(None) => {}
         MetricsConfig::Cache(cache) => match cache.render(h) {
-            Ok(Some((rendered, _))) => p.metrics_secret(rendered, Some(cache.gzip_cache())),
+            Ok(Some((rendered, _))) => p.metrics_secret(rendered, Some(cache.segment_cache())),
             Ok(None) => {}
             Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
@@ -513,8 +508,7 @@ pub fn plan_with_metrics(
     let workloads = workloads::plan(h, opts, &integrations);
     p.rejections.extend(workloads.rejections);
     p.objects.extend(workloads.objects);
-    p.objects
-        .sort_by(|a, b| a.apply_order().cmp(&b.apply_order()));
+    p.objects.sort_by(|a, b| write_order(a).cmp(&write_order(b)));
 
     p.rejections.sort();
     p.rejections.dedup();
@@ -540,6 +534,7 @@ pub fn plan_with_metrics(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::desired::ManagedKind;
     use crate::manifest::Loader;
 
     /// `len` bytes of text gzip can hardly shrink (a fixed pseudo-random sequence).
@@ -558,44 +553,114 @@ mod tests {
             .collect()
     }
 
+    /// The config Secrets of `secrets` decoded and assembled as the config loader does.
+    fn assembled(secrets: &[ConfigSecretData]) -> String {
+        let text = |s: &ConfigSecretData| segments::decode(&s.data[CONFIG_KEY]).expect("decodes");
+        let head = &secrets[0];
+        let Some(manifest) = head.data.get(MANIFEST_KEY) else {
+            assert_eq!(secrets.len(), 1);
+            return text(head);
+        };
+        let manifest = segments::parse_manifest(&head.name, manifest).expect("a manifest");
+        let texts: BTreeMap<&str, String> = secrets[1..]
+            .iter()
+            .map(|s| (s.name.as_str(), text(s)))
+            .collect();
+        segments::assemble(&text(head), &manifest, |name| {
+            texts.get(name).map(String::as_str)
+        })
+        .expect("assembles")
+    }
+
     #[test]
-    fn a_small_config_is_stored_as_written() {
+    fn a_small_config_is_stored_as_written_in_one_secret() {
         let text = "server: {}\n";
+        let secrets = config_secrets_data("a-config", &[text], None).expect("stored");
         assert_eq!(
-            config_secret_data("a-config", text).as_deref(),
-            Ok(text.as_bytes())
+            secrets,
+            [ConfigSecretData {
+                name: "a-config".to_owned(),
+                data: BTreeMap::from([(CONFIG_KEY.to_owned(), text.as_bytes().to_vec())]),
+            }]
         );
+    }
+
+    /// A config of one segment above the gzip threshold is stored as before segments
+    /// existed: the head alone, gzip-compressed, without a manifest.
+    #[test]
+    fn a_config_of_one_segment_is_the_head_alone_gzip_compressed() {
+        // Lines that are not jobs: nothing to cut before.
+        let text: String = (0..20_000)
+            .map(|i| format!("      - source_labels: [l{i}]\n"))
+            .collect();
+        assert!(text.len() > GZIP_THRESHOLD && text.len() < segments::SEGMENT_MAX_BYTES);
+        let secrets = config_secrets_data("a-config", &[&text], None).expect("stored");
+        assert_eq!(secrets.len(), 1);
+        assert_eq!(
+            secrets[0].data.keys().collect::<Vec<_>>(),
+            [CONFIG_KEY],
+            "no manifest"
+        );
+        assert!(secrets[0].data[CONFIG_KEY] == crate::gzip::gzip(&text).expect("gzip"));
+    }
+
+    /// No ceiling: a config of many MB is stored in as many Secrets as it needs, each within
+    /// the limit, and assembles back to the text.
+    #[test]
+    fn a_config_of_any_size_is_stored_in_segments_that_assemble_back() {
+        let text = incompressible_jobs(4000, 1500);
+        assert!(text.len() > 5 * SECRET_SIZE_LIMIT, "{}", text.len());
+        let secrets = config_secrets_data("a-config", &[&text], None).expect("stored");
+        assert!(secrets.len() > 6, "{} Secrets", secrets.len());
+        assert_eq!(secrets[0].name, "a-config");
+        for s in &secrets {
+            let held: usize = s.data.values().map(Vec::len).sum();
+            assert!(held <= SECRET_SIZE_LIMIT, "{}: {held}", s.name);
+            assert!(s.name.starts_with("a-config-") || s.name == "a-config");
+        }
+        assert_eq!(assembled(&secrets), text);
+    }
+
+    /// `jobs` scrape jobs, each with a line of `payload` bytes gzip can hardly shrink.
+    fn incompressible_jobs(jobs: usize, payload: usize) -> String {
+        let filler = incompressible(jobs * payload);
+        let mut text = String::from("metrics:\n  configs:\n  - name: a/b\n    scrape_configs:\n");
+        for j in 0..jobs {
+            text.push_str(&format!(
+                "    - job_name: serviceMonitor/ns/m{j}/0\n      replacement: {}\n",
+                &filler[j * payload..(j + 1) * payload]
+            ));
+        }
+        text
     }
 
     #[test]
-    fn a_large_config_is_stored_gzip_compressed_when_that_fits() {
-        let text = "- job_name: x\n".repeat(200_000);
-        assert!(text.len() > SECRET_SIZE_LIMIT);
-        let bytes = config_secret_data("a-config", &text).expect("fits once compressed");
-        assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
-        assert!(bytes.len() < SECRET_SIZE_LIMIT);
+    fn a_line_too_long_for_a_secret_even_compressed_is_refused_with_the_sizes() {
+        let text = format!(
+            "a: 1\nb: {}\nc: 2\n",
+            incompressible(SECRET_SIZE_LIMIT * 3 / 2)
+        );
+        let message = config_secrets_data("a-config", &[&text], None).expect_err("too large");
+        // The segment the long line is alone in.
+        let stored = segments::store("a-config", &[&text], None).expect("stored");
+        assert_eq!(stored.len(), 3);
+        let segment = &stored[1].secret;
+        assert!(
+            message.starts_with(&format!(
+                "config Secret {segment} (segment 2 of 3 of a-config) would hold "
+            )),
+            "{message}"
+        );
+        assert!(
+            message.contains(
+                "bytes gzip-compressed (1572868 bytes of agent.yml in one line, which cannot be cut), above the 1048576-byte limit of a Secret; shorten the value that makes this line"
+            ),
+            "{message}"
+        );
     }
 
-    #[test]
-    fn a_config_above_the_secret_size_limit_even_compressed_is_refused_with_the_sizes() {
-        let text = incompressible(SECRET_SIZE_LIMIT * 3 / 2);
-        let message = config_secret_data("a-config", &text).expect_err("too large");
-        assert!(
-            message.starts_with("config Secret a-config would hold "),
-            "{message}"
-        );
-        assert!(
-            message.contains("bytes gzip-compressed (agent.yml is 1572864 bytes)"),
-            "{message}"
-        );
-        assert!(
-            message.contains("above the 1048576-byte limit of a Secret"),
-            "{message}"
-        );
-    }
-
-    /// Issue 22, item 11: one oversized monitor makes the whole config too large to store;
-    /// the message names the monitors that take the most of it, largest first.
+    /// Issue 22, item 11: one oversized monitor makes the config impossible to store; the
+    /// message names the monitors that take the most of it, largest first.
     #[test]
     fn a_config_too_large_names_its_largest_monitors() {
         let monitor = |name: &str, replacement: &str| {
@@ -619,6 +684,7 @@ mod tests {
             .collect();
         assert_eq!(too_large.len(), 1, "{:#?}", p.rejections);
         let message = &too_large[0].message;
+        assert!(message.contains("in one line, which cannot be cut"), "{message}");
         let named = message
             .split_once("; its largest monitors: ")
             .map(|(_, named)| named)
@@ -632,7 +698,7 @@ mod tests {
     }
 
     #[test]
-    fn an_agent_whose_metrics_config_is_too_large_is_reported_and_gets_no_config_secret() {
+    fn an_agent_whose_metrics_config_cannot_be_stored_is_reported_and_gets_no_config_secret() {
         let mut loader = Loader::new();
         loader.add_source(
             "test.yaml",
@@ -640,8 +706,9 @@ mod tests {
         );
         let store = loader.finish().store;
         let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
+        // One line too long for a Secret, between two that fit: no Secret of it is planned.
         let oversized = RenderedText {
-            text: incompressible(SECRET_SIZE_LIMIT * 2).into(),
+            text: format!("a: 1\nb: {}\nc: 2\n", incompressible(SECRET_SIZE_LIMIT * 2)).into(),
             rejections: Vec::new(),
             largest: Vec::new(),
         };
@@ -651,14 +718,18 @@ mod tests {
             MetricsConfig::Rendered(Some(oversized)),
         );
         let names: Vec<&str> = p.objects.iter().map(PlannedObject::name).collect();
-        assert!(!names.contains(&"big-config"), "{names:?}");
+        assert!(
+            !p.objects
+                .iter()
+                .any(|o| o.kind() == ManagedKind::Secret && o.name().starts_with("big-config")),
+            "{names:?}"
+        );
         assert!(names.contains(&"big-secrets"), "{names:?}");
+        assert!(p.configs.is_empty());
         let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
         assert!(
-            messages
-                .iter()
-                .any(|m| m.contains("GrafanaAgent monitoring/big")
-                    && m.contains("config Secret big-config would hold")),
+            messages.iter().any(|m| m.contains("GrafanaAgent monitoring/big")
+                && m.contains("(segment 2 of 3 of big-config) would hold")),
             "{messages:#?}"
         );
         assert_eq!(p.status.agent.rejected_total, 1);
@@ -668,22 +739,17 @@ mod tests {
         assert!(p.objects.iter().any(|o| o.name() == "big-config"));
     }
 
-    /// At 50k ServiceMonitors the config is 4 MB compressed: known to be too large a quarter
-    /// of the way in. Rendering stops there, and the message says how far over it would be.
+    /// An agent of 3000 monitors whose config is 3.3 MB even compressed (the 1 MiB ceiling
+    /// refused it before segments): stored in segment Secrets written before their head, the
+    /// same through the cache (from the parts, never laid out) as rendered in full.
     #[test]
-    fn rendering_stops_once_the_compressed_config_is_certain_to_be_too_large() {
+    fn a_large_metrics_config_is_planned_as_segments_before_their_head() {
         const MONITORS: usize = 3000;
         const PAYLOAD: usize = 1500;
-        // Text gzip cannot shrink, different in every monitor: about 1.1 KB compressed each,
-        // 3.3 MB for all of them.
         let payload = incompressible(MONITORS * PAYLOAD);
         let mut text = "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec:\n  serviceMonitorNamespaceSelector: {}\n  serviceMonitorSelector: {}\n".to_owned();
         for i in 0..MONITORS {
-            let mut replacement = payload[i * PAYLOAD..(i + 1) * PAYLOAD].to_owned();
-            if i == 5 {
-                // One monitor three times as large: the first named.
-                replacement = replacement.repeat(3);
-            }
+            let replacement = &payload[i * PAYLOAD..(i + 1) * PAYLOAD];
             text.push_str(&format!(
                 "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: sm-{i:04}, namespace: apps, resourceVersion: \"1\"}}\nspec:\n  selector: {{matchLabels: {{app: sm-{i}}}}}\n  endpoints:\n  - port: web\n    relabelings:\n    - {{targetLabel: payload, replacement: {replacement}}}\n"
             ));
@@ -692,85 +758,59 @@ mod tests {
         loader.add_source("test.yaml", &text);
         let store = loader.finish().store;
         let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
-
-        let Some(BoundedConfig::TooLarge(overflow)) =
-            render_metrics_bounded(&discovery.hierarchy, SECRET_SIZE_LIMIT).expect("render")
-        else {
-            panic!("the config is too large");
-        };
-        assert_eq!(overflow.monitors, MONITORS);
-        assert!(
-            overflow.monitors_rendered < MONITORS / 2,
-            "stopped after {} monitors",
-            overflow.monitors_rendered
-        );
-        assert!(overflow.compressed_len > SECRET_SIZE_LIMIT);
-        assert!(
-            overflow.estimated_len() > 2 * SECRET_SIZE_LIMIT,
-            "{overflow:?}"
-        );
-        // The largest of the monitors rendered, named, the largest first.
-        assert_eq!(
-            overflow.largest.len(),
-            crate::render_cache::LARGEST_SHOWN,
-            "{overflow:?}"
-        );
-        assert_eq!(
-            overflow.largest[0].0.to_string(),
-            "ServiceMonitor apps/sm-0005",
-            "{overflow:?}"
-        );
-        assert!(overflow.largest[0].1 > overflow.largest[1].1 + PAYLOAD);
-
-        let p = plan(&discovery, &PlanOptions::default());
-        assert!(!p.objects.iter().any(|o| o.name() == "big-config"));
-        let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
-        assert_eq!(messages.len(), 1, "{messages:#?}");
-        let message = &messages[0];
-        for wanted in [
-            "GrafanaAgent monitoring/big: config Secret big-config would hold about ",
-            " bytes gzip-compressed (",
-            " times the limit), above the 1048576-byte limit of a Secret: the jobs of the first ",
-            " of its 3000 monitors already take ",
-            "where rendering stopped; split the monitors between several GrafanaAgents; the largest of those: ServiceMonitor apps/sm-0005 (",
-        ] {
-            assert!(message.contains(wanted), "{wanted:?} not in {message}");
-        }
-    }
-
-    /// Through the cache, the metrics config is gzipped from its parts, never laid out, and
-    /// its Secret is the one rendered without the cache.
-    #[test]
-    fn the_cached_metrics_config_is_stored_from_its_parts_as_rendered_in_full() {
-        let mut text = "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: big, namespace: monitoring}\nspec:\n  metrics:\n    instanceSelector: {}\n---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata: {name: primary, namespace: monitoring}\nspec:\n  serviceMonitorNamespaceSelector: {}\n  serviceMonitorSelector: {}\n".to_owned();
-        for i in 0..300 {
-            text.push_str(&format!(
-                "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {{name: sm-{i}, namespace: ns-{}, resourceVersion: \"1\"}}\nspec:\n  selector: {{matchLabels: {{app: sm-{i}}}}}\n  endpoints:\n  - port: web\n  - port: admin\n    interval: 15s\n",
-                i % 7
-            ));
-        }
-        let mut loader = Loader::new();
-        loader.add_source("test.yaml", &text);
-        let store = loader.finish().store;
-        let discovery = crate::discover(store.agents().next().expect("a GrafanaAgent"), &store);
         let opts = PlanOptions::default();
-        let secret = |p: &Plan| {
-            p.objects
-                .iter()
-                .find(|o| o.name() == "big-config")
-                .cloned()
-                .expect("the config Secret")
-        };
+
         let full = plan(&discovery, &opts);
+        assert!(full.rejections.is_empty(), "{:#?}", full.rejections);
+        let config = &full.configs[0];
+        assert_eq!(config.secret_name, "big-config");
+        assert!(config.segments.len() > 3, "{:?}", config.segments);
+        let secrets: Vec<&PlannedObject> = full
+            .objects
+            .iter()
+            .filter(|o| o.kind() == ManagedKind::Secret && o.name().starts_with("big-config"))
+            .collect();
+        let names: Vec<&str> = secrets.iter().map(|o| o.name()).collect();
+        // Every segment, then the head that names them.
+        let mut expected: Vec<&str> = config.segments.iter().map(String::as_str).collect();
+        expected.sort_unstable();
+        expected.push("big-config");
+        assert_eq!(names, expected);
+        for segment in &secrets[..secrets.len() - 1] {
+            assert_eq!(segment_of(segment), Some("big-config"));
+            assert_eq!(segment.subsystem, Subsystem::Metrics);
+            let DesiredObject::Secret(s) = &segment.object else {
+                panic!("a Secret")
+            };
+            assert_eq!(s.metadata.owner_references.as_ref().map(Vec::len), Some(1));
+        }
+        let data: Vec<ConfigSecretData> = std::iter::once(secrets[secrets.len() - 1])
+            .chain(config.segments.iter().map(|name| {
+                *secrets.iter().find(|o| o.name() == name).expect("planned")
+            }))
+            .map(|o| match &o.object {
+                DesiredObject::Secret(s) => ConfigSecretData {
+                    name: o.name().to_owned(),
+                    data: s
+                        .data
+                        .iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), v.0.clone()))
+                        .collect(),
+                },
+                _ => panic!("a Secret"),
+            })
+            .collect();
+        assert_eq!(assembled(&data), config.text.as_str());
+
         let mut cache = MetricsConfigCache::new();
         for _ in 0..2 {
             let cached = plan_with_metrics(&discovery, &opts, MetricsConfig::Cache(&mut cache));
-            let config = &cached.configs[0];
-            assert!(config.text.len() > GZIP_THRESHOLD, "{}", config.text.len());
-            assert!(!config.text.is_laid_out());
-            assert!(secret(&cached) == secret(&full));
-            assert_eq!(config.text.as_str(), full.configs[0].text.as_str());
+            assert!(!cached.configs[0].text.is_laid_out());
+            assert!(cached.objects == full.objects);
+            assert_eq!(cached.configs[0].segments, config.segments);
         }
+        assert_eq!(cache.segment_cache().stored, 0, "all reused");
     }
 
     #[test]

@@ -49,7 +49,8 @@ pub enum Reason {
     /// An object the GrafanaAgent would generate has the kind and name of one an agent of
     /// its namespace created earlier generates too: the agent is left out whole.
     NameCollision,
-    /// A config Secret above the 1 MiB Secret limit, even compressed.
+    /// A config segment above the 1 MiB Secret limit, even compressed: one line of agent.yml
+    /// too long to cut (a config of any size is stored in segments, [`crate::segments`]).
     ConfigTooLarge,
     /// The assets Secret above the 1 MiB Secret limit.
     AssetsTooLarge,

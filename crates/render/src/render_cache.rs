@@ -4,7 +4,7 @@
 //! (see [`crate::config::metrics`]). [`MetricsConfigCache`] keeps, per monitor, its jobs
 //! already written as YAML, and gives the config text as a freshly rendered frame (server,
 //! global, remote_write, instance settings) with those parts in place, shared, not copied (a
-//! [`ConfigText`]: gzipped from its pieces, laid out only if read). After one edited
+//! [`ConfigText`]: stored in segments from its pieces, laid out only if read). After one edited
 //! ServiceMonitor, only that monitor is rendered again; the others cost a map lookup.
 //!
 //! A cached part is reused when all of these are unchanged:
@@ -41,7 +41,7 @@ use crate::config_text::{ConfigText, RenderedPart};
 use crate::discover::Hierarchy;
 use crate::discover::MetricsInstanceNode;
 use crate::expansion::{ConfigOf, Strings};
-use crate::gzip::{GrowingGzip, GzipCache};
+use crate::segments::SegmentCache;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
 use crate::yaml::{self, YamlError};
@@ -54,7 +54,7 @@ pub struct RenderedText {
     pub text: ConfigText,
     pub rejections: Vec<Rejection>,
     /// The monitors whose jobs take the most of the text, largest first (at most
-    /// [`LARGEST_SHOWN`]), with their bytes: named when the config is too large to store.
+    /// [`LARGEST_SHOWN`]), with their bytes: named when a segment is too large to store.
     pub largest: Vec<(InputRef, usize)>,
 }
 
@@ -99,8 +99,8 @@ pub struct MetricsConfigCache {
     renders: u64,
     /// The indentation of scrape_configs items in the frame; parts are written for it.
     item_indent: Option<usize>,
-    /// The compressed segments of the last config text, for [`crate::plan`].
-    gzip: GzipCache,
+    /// The stored segments of the last config text, for [`crate::plan`].
+    segments: SegmentCache,
 }
 
 /// Marks where an instance's jobs go in the frame; control characters never occur in
@@ -113,92 +113,21 @@ const SLOT_MARKER_ESCAPED: &str = "\\u0001scrape-configs-slot-";
 /// same text as [`Strings::to_yaml`] of [`metrics::render`], without ever holding the whole
 /// typed document, which for 10k ServiceMonitors is larger than its 50 MB of text.
 pub fn render_metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, YamlError> {
-    match one_off(h, None) {
-        Ok(Some(OneOff::Whole { rendered, .. })) => Ok(Some(rendered)),
-        Ok(_) => Ok(None),
-        Err(OneOffError::Yaml(e)) => Err(e),
-        // Nothing is compressed without a bound.
-        Err(OneOffError::Gzip(e)) => Err(YamlError::from(serde_json::Error::io(e))),
+    if h.metrics.is_empty() {
+        return Ok(None);
     }
-}
-
-/// [`render_metrics_text`] for a config Secret of at most `bound` bytes once gzip-compressed
-/// (what [`crate::plan::plan`] uses): the text is compressed as it is written, and rendering
-/// stops as soon as the compressed size is certain to pass `bound`. At 50k ServiceMonitors
-/// the config (234 MB, 4 MB compressed) is known to be too large a quarter of the way in.
-pub fn render_metrics_bounded(
-    h: &Hierarchy,
-    bound: usize,
-) -> Result<Option<BoundedConfig>, OneOffError> {
-    Ok(one_off(h, Some(bound))?.map(|done| match done {
-        OneOff::Whole { rendered, gzip } => BoundedConfig::Rendered {
-            rendered,
-            gzip: gzip.unwrap_or_default(),
-        },
-        OneOff::TooLarge(overflow) => BoundedConfig::TooLarge(overflow),
-    }))
-}
-
-/// What [`render_metrics_bounded`] gives.
-#[derive(Debug)]
-pub enum BoundedConfig {
-    /// The whole text and its gzip (stored when the text is larger than
-    /// [`crate::desired::GZIP_THRESHOLD`]); the gzip may still pass the bound by its last
-    /// segment.
-    Rendered {
-        rendered: RenderedText,
-        gzip: Vec<u8>,
-    },
-    /// The gzip passed the bound before the text was complete: rendering stopped there.
-    TooLarge(Overflow),
-}
-
-/// How much of a metrics config was rendered before its gzip was certain to pass the bound.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Overflow {
-    /// The monitors of the agent, and how many of them (in config order) were rendered.
-    pub monitors: usize,
-    pub monitors_rendered: usize,
-    /// The agent.yml bytes written, and how many of those were compressed.
-    pub text_len: usize,
-    pub compressed_text_len: usize,
-    /// The gzip bytes those took, already more than the bound once ended.
-    pub compressed_len: usize,
-    /// The largest of the rendered monitors (at most [`LARGEST_SHOWN`], largest first), with
-    /// the agent.yml bytes of their jobs.
-    pub largest: Vec<(InputRef, usize)>,
-    /// Problems found before rendering stopped (the agent's, and the rendered monitors').
-    pub rejections: Vec<Rejection>,
-}
-
-impl Overflow {
-    /// The gzip size of the whole config, extrapolated from what was rendered: the compression
-    /// ratio so far, over the text the rendered monitors give per monitor.
-    pub fn estimated_len(&self) -> usize {
-        let ratio = self.compressed_len as f64 / self.compressed_text_len.max(1) as f64;
-        let per_monitor = self.text_len as f64 / self.monitors_rendered.max(1) as f64;
-        let estimate = ratio * per_monitor * self.monitors as f64;
-        (estimate as usize).max(self.compressed_len)
+    if uses_additional_scrape_configs(h) {
+        let Some(rendered) = metrics::render(h) else {
+            return Ok(None);
+        };
+        let text = Strings::of(&h.agent).to_yaml(ConfigOf::Sharded, &rendered.config)?;
+        return Ok(Some(RenderedText {
+            text: text.into(),
+            rejections: rendered.rejections,
+            largest: Vec::new(),
+        }));
     }
-}
-
-/// Why a one-off render failed.
-#[derive(Debug, thiserror::Error)]
-pub enum OneOffError {
-    #[error(transparent)]
-    Yaml(#[from] YamlError),
-    #[error("gzip failed: {0}")]
-    Gzip(#[from] std::io::Error),
-}
-
-/// What [`one_off`] gives.
-enum OneOff {
-    /// The whole text, and its gzip when a bound was given.
-    Whole {
-        rendered: RenderedText,
-        gzip: Option<Vec<u8>>,
-    },
-    TooLarge(Overflow),
+    one_off(h).map(Some)
 }
 
 /// The node each of `configs` was rendered for.
@@ -238,8 +167,8 @@ fn taken_earlier(
     taken
 }
 
-/// Monitors rendered at once (on every core) between two looks at the compressed size:
-/// about 4 MB of text, a few gzip segments.
+/// Monitors rendered at once (on every core), their parts copied into the text and freed
+/// before the next batch: about 4 MB of text.
 const BATCH_MONITORS: usize = 1024;
 
 /// Whether an instance of `h` has `additionalScrapeConfigs`: those are checked against the
@@ -250,27 +179,10 @@ fn uses_additional_scrape_configs(h: &Hierarchy) -> bool {
         .any(|node| node.instance.spec.additional_scrape_configs.is_some())
 }
 
-/// The metrics agent.yml of `h`, written monitor by monitor into one text (each part freed
-/// once copied), and with a `bound`, compressed while written ([`GrowingGzip`]) until the
-/// gzip is certain to be larger than `bound`. The text is that of [`metrics::render`].
-fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOffError> {
-    if h.metrics.is_empty() {
-        return Ok(None);
-    }
-    if uses_additional_scrape_configs(h) {
-        let Some(rendered) = metrics::render(h) else {
-            return Ok(None);
-        };
-        let text = Strings::of(&h.agent).to_yaml(ConfigOf::Sharded, &rendered.config)?;
-        let gzip = bound.map(|_| crate::gzip::gzip(&text)).transpose()?;
-        let rendered = RenderedText {
-            text: text.into(),
-            rejections: rendered.rejections,
-            largest: Vec::new(),
-        };
-        return Ok(Some(OneOff::Whole { rendered, gzip }));
-    }
-
+/// The metrics agent.yml of `h` (which has MetricsInstances, none with
+/// `additionalScrapeConfigs`), written monitor by monitor into one text (each part freed once
+/// copied). The text is that of [`metrics::render`].
+fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
     let mut rejections = Vec::new();
     let options = SectionOptions {
         include_monitors: false,
@@ -303,12 +215,9 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
     }
     let frame = frame_text(h, section)?;
 
-    let monitors: usize = slots.iter().map(Vec::len).sum();
-    let mut gzip = bound.map(|_| GrowingGzip::new()).transpose()?;
     let mut text = String::new();
     let mut part_rejections = Vec::new();
     let mut largest = Largest::default();
-    let mut rendered = 0;
     let mut previous_line = 0..0;
     for line in frame.split_inclusive('\n') {
         let Some(slot) = slot_of(line) else {
@@ -338,47 +247,23 @@ fn one_off(h: &Hierarchy, bound: Option<usize>) -> Result<Option<OneOff>, OneOff
                     Ok(jobs) => {
                         has_jobs = true;
                         text.push_str(&jobs);
-                        if bound.is_some() {
-                            largest.offer(jobs.len(), || monitor.object());
-                        }
+                        largest.offer(jobs.len(), || monitor.object());
                     }
                     Err(rejection) => part_rejections.push(rejection),
                 }
             }
-            rendered += batch.len();
-            if let (Some(gzip), Some(bound)) = (gzip.as_mut(), bound) {
-                gzip.advance(&text)?;
-                if gzip.min_len() > bound {
-                    rejections.extend(part_rejections);
-                    return Ok(Some(OneOff::TooLarge(Overflow {
-                        monitors,
-                        monitors_rendered: rendered,
-                        text_len: text.len(),
-                        compressed_text_len: gzip.consumed(),
-                        compressed_len: gzip.min_len(),
-                        largest: largest.0,
-                        rejections,
-                    })));
-                }
-            }
         }
         if !has_jobs && let Some(start) = key {
-            // Not compressed yet: a segment never ends at the end of the text so far.
             text.truncate(start);
         }
         previous_line = 0..0;
     }
     rejections.extend(part_rejections);
-    let gzip = match gzip {
-        Some(gzip) => Some(gzip.finish(&text)?),
-        None => None,
-    };
-    let rendered = RenderedText {
+    Ok(RenderedText {
         text: text.into(),
         rejections,
         largest: largest.0,
-    };
-    Ok(Some(OneOff::Whole { rendered, gzip }))
+    })
 }
 
 impl MetricsConfigCache {
@@ -386,9 +271,10 @@ impl MetricsConfigCache {
         MetricsConfigCache::default()
     }
 
-    /// The compressor that keeps the previous config's compressed segments.
-    pub fn gzip_cache(&mut self) -> &mut GzipCache {
-        &mut self.gzip
+    /// The stored segments of the previous config ([`crate::segments::store`]): an edit
+    /// compresses and digests only the segments whose text changed.
+    pub fn segment_cache(&mut self) -> &mut SegmentCache {
+        &mut self.segments
     }
 
     /// How many monitors have a cached part.
@@ -1125,19 +1011,6 @@ spec:
         );
         assert_eq!(once.rejections.len(), 1, "{:?}", once.rejections);
         assert_same(&once, &full(&h));
-    }
-
-    /// Within the bound, the bounded render is the full render, and its gzip that of the text.
-    #[test]
-    fn a_bounded_render_within_its_bound_is_the_full_render_and_its_gzip() {
-        let h = hierarchy(&monitors());
-        let Some(BoundedConfig::Rendered { rendered, gzip }) =
-            render_metrics_bounded(&h, usize::MAX).expect("render")
-        else {
-            panic!("within the bound");
-        };
-        assert_same(&rendered, &full(&h));
-        assert!(gzip == crate::gzip::gzip(rendered.text.as_str()).expect("gzip"));
     }
 
     #[test]

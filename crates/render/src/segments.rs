@@ -60,8 +60,7 @@ pub struct ManifestEntry {
 }
 
 /// One segment as stored: its Secret's name (the head's for the first), the digest of its
-/// text and the bytes of its [`crate::desired::CONFIG_KEY`] (gzip-compressed above
-/// [`GZIP_THRESHOLD`], as a config Secret's always were).
+/// text and the bytes of its [`crate::desired::CONFIG_KEY`] ([`encode`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredSegment {
     pub secret: String,
@@ -89,9 +88,11 @@ pub enum AssembleError {
     },
 }
 
-/// The stored form of a segment's `text`.
-pub fn encode(text: &str) -> io::Result<Vec<u8>> {
-    if text.len() > GZIP_THRESHOLD {
+/// The stored form of a segment's `text`, in a config of `config_len` bytes: gzip-compressed
+/// when the config is longer than [`GZIP_THRESHOLD`] (as a config Secret's always were), so a
+/// large config's segments are all compressed, however short each one is.
+pub fn encode(text: &str, config_len: usize) -> io::Result<Vec<u8>> {
+    if config_len > GZIP_THRESHOLD {
         crate::gzip::gzip(text)
     } else {
         Ok(text.as_bytes().to_vec())
@@ -298,6 +299,8 @@ pub fn store(
 ) -> io::Result<Vec<StoredSegment>> {
     let ranges = cut(chunks);
     let text = ChunkText::new(chunks);
+    let config_len: usize = chunks.iter().map(|c| c.len()).sum();
+    let compress = config_len > GZIP_THRESHOLD;
     let mut fallback = SegmentCache::default();
     let cache = cache.unwrap_or(&mut fallback);
     let keys = &cache.keys;
@@ -306,7 +309,8 @@ pub fn store(
         .par_iter()
         .map(|range| {
             let bytes = text.copy(range.clone());
-            let id = keys.each_ref().map(|k| k.hash_one(&bytes));
+            // The same text is stored otherwise when the config crosses the threshold.
+            let id = keys.each_ref().map(|k| k.hash_one((compress, &bytes)));
             match previous.get(&id) {
                 Some(cached) => Ok((id, Ok(cached.clone()), bytes.len())),
                 None => {
@@ -314,7 +318,7 @@ pub fn store(
                     let stored = Cached {
                         md5: md5_hex(&bytes),
                         first_line_hash: first_line_hash(&bytes),
-                        bytes: Arc::new(encode(&as_text)?),
+                        bytes: Arc::new(encode(&as_text, config_len)?),
                     };
                     Ok((id, Err(stored), bytes.len()))
                 }
@@ -577,10 +581,16 @@ mod tests {
     #[test]
     fn stored_bytes_are_gzip_above_the_threshold_and_decode_back() {
         let small = "a: 1\n";
-        assert_eq!(encode(small).expect("encodes"), small.as_bytes());
+        assert_eq!(encode(small, small.len()).expect("encodes"), small.as_bytes());
         let big = config(200, 20, "ns");
         assert!(big.len() > GZIP_THRESHOLD);
-        let bytes = encode(&big).expect("encodes");
+        // A short segment of a large config is compressed too.
+        assert!(
+            encode(small, big.len())
+                .expect("encodes")
+                .starts_with(&[0x1f, 0x8b])
+        );
+        let bytes = encode(&big, big.len()).expect("encodes");
         assert!(bytes.starts_with(&[0x1f, 0x8b]));
         assert_eq!(decode(&bytes).expect("decodes"), big);
         assert!(
@@ -588,5 +598,26 @@ mod tests {
                 .expect_err("torn")
                 .contains("gzip")
         );
+    }
+
+    /// Every segment of a config above the threshold is compressed, and the cache does not
+    /// give back the plain bytes of a segment stored while its config was below it.
+    #[test]
+    fn every_segment_of_a_large_config_is_compressed_whatever_the_cache_held() {
+        let small = config(20, 2, "ns");
+        assert!(small.len() < GZIP_THRESHOLD);
+        let mut cache = SegmentCache::default();
+        let before = store("h", &[&small], Some(&mut cache)).expect("stored");
+        assert_eq!(before.len(), 1);
+        assert_eq!(before[0].bytes.as_slice(), small.as_bytes());
+        let large = format!("{small}{}", "# filler line\n".repeat(GZIP_THRESHOLD / 10));
+        let after = store("h", &[&large], Some(&mut cache)).expect("stored");
+        assert!(after.len() > 1 || after[0].text_len > GZIP_THRESHOLD);
+        for segment in &after {
+            assert!(segment.bytes.starts_with(&[0x1f, 0x8b]), "{}", segment.secret);
+        }
+        let many = store("h", &[&config(3000, 20, "ns")], None).expect("stored");
+        assert!(many.len() > 5);
+        assert!(many.iter().all(|s| s.bytes.starts_with(&[0x1f, 0x8b])));
     }
 }
