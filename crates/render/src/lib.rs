@@ -30,6 +30,7 @@ pub mod explain;
 pub mod gzip;
 pub mod index;
 pub mod input_ref;
+pub mod loader_variables;
 pub mod manifest;
 pub mod output;
 pub mod plan;
