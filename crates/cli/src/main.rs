@@ -4,8 +4,10 @@
 //! * `explain`: why a monitor, PodLogs, instance or Integration is (not) in an agent's config,
 //!   from manifests or from a cluster;
 //! * `crds`: the CustomResourceDefinitions it reads (`--reference`: their Markdown reference);
-//! * `run`: the operator, reconciling a cluster.
+//! * `run`: the operator, reconciling a cluster;
+//! * `config-loader`: in each agent pod, writes the agent's config file from its Secrets.
 
+mod config_loader;
 mod inputs;
 mod run;
 mod runtime_flags;
@@ -120,6 +122,12 @@ enum Command {
     /// Run the operator: reconcile the GrafanaAgents of the cluster KUBECONFIG (or the
     /// in-cluster configuration) points at until SIGTERM or Ctrl-C.
     Run(run::RunArgs),
+    /// Write an agent's config file from its config Secrets, in the agent's pod: with --once
+    /// (the init container), once a complete config can be written; without (the
+    /// config-reloader sidecar), on every change, reloading the agent and putting the last
+    /// accepted config back when the agent refuses one. Substitutes only the operator's
+    /// variables: $(SHARD), $(SHARDS), $(SHARD_BUCKETS), $(STATEFULSET_ORDINAL_NUMBER).
+    ConfigLoader(config_loader::ConfigLoaderArgs),
 }
 
 /// Printed whenever the coreos CRDs are: applying them over prometheus-operator's own would
@@ -184,6 +192,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(args) => {
             run::run(args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ConfigLoader(args) => {
+            config_loader::run(args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Crds {

@@ -18,10 +18,13 @@
 //! * `reconcile`: the pipeline snapshot -> discover -> plan -> apply -> status -> events, and
 //!   what it keeps between reconciles;
 //! * [`kubelet`]: the kubelet Service controller (through the same writer); [`leader`],
-//!   [`http`], [`runtime`]: leader election, the HTTP endpoints, the process around them.
+//!   [`http`], [`runtime`]: leader election, the HTTP endpoints, the process around them;
+//! * [`config_loader`]: `agent-operator config-loader`, run in the agent pods, apart from the
+//!   controller (it uses only the leaves and [`http`]'s listen addresses).
 
 pub(crate) mod apply;
 mod backoff;
+pub mod config_loader;
 mod context;
 pub mod error;
 mod events;
