@@ -191,9 +191,10 @@ fn writing_refuses_a_directory_holding_other_files() {
 }
 
 #[test]
-fn an_agent_whose_config_secret_would_pass_one_mebibyte_is_reported_and_gets_no_config() {
+fn an_agent_whose_config_passes_one_mebibyte_compressed_gets_it_in_segments() {
     // Random relabeling text gzip cannot shrink much: ~1.8 MB of it in 300 monitors puts
-    // the compressed config over the limit without rendering thousands of monitors.
+    // the compressed config over the limit of one Secret without rendering thousands of
+    // monitors. No ceiling: it is stored in segment Secrets, each within the limit.
     let mut p = Params::scaled(300, 17);
     p.payload_bytes = 3000;
     let loaded = load(&generate(&p).files);
@@ -201,37 +202,42 @@ fn an_agent_whose_config_secret_would_pass_one_mebibyte_is_reported_and_gets_no_
     let store = &loaded.store;
     let discovery = render::discover(store.agents().next().expect("a GrafanaAgent"), store);
     let plan = render::plan(&discovery, &PlanOptions::default());
+    assert!(plan.rejections.is_empty(), "{:#?}", plan.rejections);
 
+    let config = plan
+        .configs
+        .iter()
+        .find(|c| c.secret_name == "agent-0-config")
+        .expect("the metrics config");
+    assert!(!config.segments.is_empty());
+    let secrets: Vec<(&str, usize)> = plan
+        .objects
+        .iter()
+        .filter_map(|o| match &o.object {
+            render::desired::DesiredObject::Secret(s)
+                if o.name() == "agent-0-config" || config.segments.iter().any(|n| n == o.name()) =>
+            {
+                let bytes = s.data.iter().flatten().map(|(_, v)| v.0.len()).sum();
+                Some((o.name(), bytes))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(secrets.len(), 1 + config.segments.len());
+    let stored: usize = secrets.iter().map(|(_, bytes)| bytes).sum();
+    assert!(stored > render::desired::SECRET_SIZE_LIMIT, "{secrets:?}");
+    for (name, bytes) in &secrets {
+        assert!(*bytes <= render::desired::SECRET_SIZE_LIMIT, "{name}: {bytes}");
+    }
+    // The head comes after its segments, and everything else is planned too.
     let names: Vec<&str> = plan.objects.iter().map(|o| o.name()).collect();
-    assert!(!names.contains(&"agent-0-config"), "{names:?}");
-    // Everything else is still planned: the assets, the logs config and the workloads.
+    let head = names.iter().position(|n| *n == "agent-0-config");
+    for segment in &config.segments {
+        assert!(names.iter().position(|n| n == segment) < head, "{names:?}");
+    }
     for wanted in ["agent-0-secrets", "agent-0-logs-config", "agent-0-logs"] {
         assert!(names.contains(&wanted), "{wanted} missing from {names:?}");
     }
-    let messages: Vec<String> = plan.rejections.iter().map(ToString::to_string).collect();
-    assert_eq!(messages.len(), 1, "{messages:#?}");
-    let message = &messages[0];
-    assert!(
-        message.contains("GrafanaAgent monitoring/agent-0"),
-        "{message}"
-    );
-    assert!(
-        message.contains("config Secret agent-0-config would hold")
-            && message.contains("gzip-compressed")
-            && message.contains("above the 1048576-byte limit of a Secret")
-            && message.contains("split the monitors between several GrafanaAgents"),
-        "{message}"
-    );
-
-    // The same monitors without the payload fit.
-    p.payload_bytes = 0;
-    let loaded = load(&generate(&p).files);
-    let discovery = render::discover(
-        loaded.store.agents().next().expect("a GrafanaAgent"),
-        &loaded.store,
-    );
-    let plan = render::plan(&discovery, &PlanOptions::default());
-    assert!(plan.objects.iter().any(|o| o.name() == "agent-0-config"));
 }
 
 #[test]

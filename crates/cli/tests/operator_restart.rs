@@ -174,10 +174,9 @@ impl Scenario {
         }
     }
 
-    /// The metrics config (empty when there is none).
+    /// The metrics config, assembled from its Secrets (empty when there is none).
     fn config(&self) -> String {
-        let secret = self.generated_secret("agent-config");
-        decode_base64(secret["data"]["agent.yml"].as_str().unwrap_or_default())
+        self.cluster.config_text(&self.ns, "agent-config")
     }
 
     /// Every value of the assets Secret, decoded.

@@ -99,8 +99,11 @@ pub struct SizeResult {
     pub jobs: usize,
     pub cold_start: Duration,
     pub single: Vec<Duration>,
-    /// Config Secret writes during the single edits (and the settling after them).
+    /// Config Secret writes (head and segments) during the single edits (and the settling
+    /// after them).
     pub single_writes: usize,
+    /// The bytes of the config Secrets those writes left.
+    pub single_bytes_written: usize,
     /// API requests of the single edits, the benchmark's own edits left out.
     pub single_requests: Requests,
     pub single_reconciles: f64,
@@ -267,6 +270,7 @@ impl Bench<'_> {
         eprintln!("   {} single edits", o.edits);
         let requests_before = self.cluster.requests().await?;
         let writes_before = watch.writes;
+        let bytes_before = watch.bytes_written;
         let reconciles_before = op.metric(RECONCILES).await?;
         let mut single = Vec::new();
         for _ in 0..o.edits {
@@ -279,6 +283,7 @@ impl Bench<'_> {
         }
         watch.settle(Duration::from_secs(1), o.timeout).await?;
         let single_writes = watch.writes - writes_before;
+        let single_bytes_written = watch.bytes_written - bytes_before;
         let single_reconciles = op.metric(RECONCILES).await? - reconciles_before;
         let single_requests = self
             .cluster
@@ -318,6 +323,7 @@ impl Bench<'_> {
             cold_start,
             single,
             single_writes,
+            single_bytes_written,
             single_requests,
             single_reconciles,
             bursts,

@@ -68,10 +68,11 @@ pub fn markdown(results: &[BackendResult], options: &Options) -> String {
         "\n### Edit latency\n\n\
          A ServiceMonitor edit (JSON patch) returning until the watched config Secret holds it \
          (the arrival of the watch event; decoding it is not counted). One edit at a time ({:?} \
-         after the previous one was seen), then bursts of {} edits spread over {:?}. Config writes and reconciles are per edit for \
+         after the previous one was seen), then bursts of {} edits spread over {:?}. Config writes (the head and the segment \
+         Secrets, each write counted with the bytes of the Secret it left) and reconciles are per edit for \
          single edits and per burst for bursts.\n\n\
-         | backend | ServiceMonitors | edits | p50 | p90 | p99 | max | config writes | reconciles |\n\
-         |---|---:|---|---:|---:|---:|---:|---:|---:|",
+         | backend | ServiceMonitors | edits | p50 | p90 | p99 | max | config writes | config bytes written | reconciles |\n\
+         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
         o.edit_pause, o.burst_size, o.burst_window
     );
     for r in results {
@@ -79,7 +80,7 @@ pub fn markdown(results: &[BackendResult], options: &Options) -> String {
             let n = s.single.len().max(1) as f64;
             let _ = writeln!(
                 out,
-                "| {} | {} | {} one at a time | {} | {} | {} | {} | {:.2} per edit | {:.2} per edit |",
+                "| {} | {} | {} one at a time | {} | {} | {} | {} | {:.2} per edit | {:.0} bytes per edit | {:.2} per edit |",
                 r.backend,
                 s.service_monitors,
                 s.single.len(),
@@ -88,6 +89,7 @@ pub fn markdown(results: &[BackendResult], options: &Options) -> String {
                 ms(percentile(&s.single, 99.0)),
                 ms(percentile(&s.single, 100.0)),
                 s.single_writes as f64 / n,
+                s.single_bytes_written as f64 / n,
                 s.single_reconciles / n
             );
             if !s.bursts.is_empty() {
@@ -98,7 +100,7 @@ pub fn markdown(results: &[BackendResult], options: &Options) -> String {
                 };
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} in {} bursts (issued over {}) | {} | {} | {} | {} | {} per burst | {} per burst |",
+                    "| {} | {} | {} in {} bursts (issued over {}) | {} | {} | {} | {} | {} per burst | | {} per burst |",
                     r.backend,
                     s.service_monitors,
                     all.len(),
@@ -268,9 +270,9 @@ fn targets(results: &[BackendResult], options: &Options) -> String {
             p99 < limit,
         );
         row(
-            "exactly one config Secret write per edit".to_owned(),
+            "one config write per edit: the segment holding it, and the head naming it".to_owned(),
             format!("{} writes for {} edits", s.single_writes, s.single.len()),
-            s.single_writes == s.single.len(),
+            s.single_writes <= 2 * s.single.len(),
         );
         let idle = operator_writes(b, s);
         row(

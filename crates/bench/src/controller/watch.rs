@@ -1,8 +1,7 @@
 //! Watching one object and timing its changes: each event is stamped the moment it arrives,
 //! by a task of its own, so that decoding a large config never delays the stamp of the next.
 
-use std::collections::BTreeSet;
-use std::io::Read;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -11,6 +10,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
+use render::segments::{self, Manifest};
 use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -18,13 +18,15 @@ use tokio::task::JoinHandle;
 /// One observed state of the watched object (`None`: deleted), and when it arrived.
 pub struct Observed<K> {
     pub at: Instant,
+    /// The object's name, deleted or not.
+    pub name: String,
     pub object: Option<K>,
 }
 
-/// A watch on one named object.
+/// A watch on one named object, or on the objects of several selections.
 pub struct Timed<K> {
     events: mpsc::UnboundedReceiver<Observed<K>>,
-    task: JoinHandle<()>,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl<K> Timed<K>
@@ -35,16 +37,41 @@ where
     /// change is seen.
     pub async fn start(api: Api<K>, name: &str) -> Result<Timed<K>> {
         let config = watcher::Config::default().fields(&format!("metadata.name={name}"));
+        Self::start_all(api, vec![config]).await
+    }
+
+    /// Watches the objects each of `configs` selects, as one stream of observations; returns
+    /// once every initial list is done.
+    pub async fn start_all(api: Api<K>, configs: Vec<watcher::Config>) -> Result<Timed<K>> {
         let (sender, events) = mpsc::unbounded_channel();
+        let mut tasks = Vec::new();
+        for config in configs {
+            let (task, on_listed) = Self::spawn(api.clone(), config, sender.clone());
+            tasks.push(task);
+            tokio::time::timeout(Duration::from_secs(60), on_listed)
+                .await
+                .context("the watch did not list within 60 s")?
+                .context("the watch stopped before listing")?;
+        }
+        Ok(Timed { events, tasks })
+    }
+
+    fn spawn(
+        api: Api<K>,
+        config: watcher::Config,
+        sender: mpsc::UnboundedSender<Observed<K>>,
+    ) -> (JoinHandle<()>, tokio::sync::oneshot::Receiver<()>) {
         let (listed, on_listed) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(async move {
             let mut listed = Some(listed);
             let mut stream = std::pin::pin!(watcher(api, config));
             while let Some(event) = stream.next().await {
                 let at = Instant::now();
-                let observed = match event {
-                    Ok(watcher::Event::Apply(o) | watcher::Event::InitApply(o)) => Some(o),
-                    Ok(watcher::Event::Delete(_)) => None,
+                let (name, observed) = match event {
+                    Ok(watcher::Event::Apply(o) | watcher::Event::InitApply(o)) => {
+                        (o.name_any(), Some(o))
+                    }
+                    Ok(watcher::Event::Delete(o)) => (o.name_any(), None),
                     Ok(watcher::Event::InitDone) => {
                         if let Some(listed) = listed.take() {
                             let _ = listed.send(());
@@ -61,6 +88,7 @@ where
                 if sender
                     .send(Observed {
                         at,
+                        name,
                         object: observed,
                     })
                     .is_err()
@@ -69,11 +97,7 @@ where
                 }
             }
         });
-        tokio::time::timeout(Duration::from_secs(60), on_listed)
-            .await
-            .context("the watch did not list within 60 s")?
-            .context("the watch stopped before listing")?;
-        Ok(Timed { events, task })
+        (task, on_listed)
     }
 
     /// The next observation, or `None` at `deadline`.
@@ -88,17 +112,28 @@ where
 
 impl<K> Drop for Timed<K> {
     fn drop(&mut self) {
-        self.task.abort();
+        for task in &self.tasks {
+            task.abort();
+        }
     }
 }
 
-/// The config Secret of one agent, decoded, with a count of the writes seen.
+/// The config of one agent as its config loader sees it: the head Secret and the segment
+/// Secrets it names (`render::segments`), assembled, with a count of the writes seen.
 pub struct ConfigWatch {
     watch: Timed<Secret>,
-    last_version: Option<String>,
-    /// Distinct resourceVersions observed: each one a write.
+    head: String,
+    /// The last resourceVersion seen of each Secret of the config.
+    versions: BTreeMap<String, String>,
+    /// The text of each segment Secret seen.
+    segments: BTreeMap<String, String>,
+    /// The head's own text and manifest.
+    head_text: Option<(String, Option<Manifest>)>,
+    /// Distinct resourceVersions observed, over the head and its segments: each one a write.
     pub writes: usize,
-    /// The latest decoded config.
+    /// The bytes of the Secrets' data those writes left (what an edit costs the API server).
+    pub bytes_written: usize,
+    /// The latest config that assembled (every segment the head names, with its digest).
     pub text: String,
 }
 
@@ -109,39 +144,90 @@ pub struct Reflected {
 }
 
 impl ConfigWatch {
+    /// Watches the config Secret `name` (the head) and its segments.
     pub async fn start(client: &Client, namespace: &str, name: &str) -> Result<ConfigWatch> {
         let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+        let head = watcher::Config::default().fields(&format!("metadata.name={name}"));
+        let segments =
+            watcher::Config::default().labels(&format!("{}={name}", segments::SEGMENT_OF_LABEL));
         Ok(ConfigWatch {
-            watch: Timed::start(api, name).await?,
-            last_version: None,
+            watch: Timed::start_all(api, vec![head, segments]).await?,
+            head: name.to_owned(),
+            versions: BTreeMap::new(),
+            segments: BTreeMap::new(),
+            head_text: None,
             writes: 0,
+            bytes_written: 0,
             text: String::new(),
         })
     }
 
-    /// The next change of the config, decoded, with its arrival time; `None` at `deadline`.
-    /// Changes that arrived before `since` are skipped.
+    /// The next change of the assembled config, with the arrival time of the write that
+    /// completed it; `None` at `deadline`. Changes that arrived before `since` are skipped.
     async fn next_change(&mut self, since: Instant, deadline: Instant) -> Result<Option<Instant>> {
         loop {
             let Some(observed) = self.watch.next_before(deadline).await? else {
                 return Ok(None);
             };
             let Some(secret) = observed.object else {
-                self.last_version = None;
-                self.text.clear();
+                self.versions.remove(&observed.name);
+                self.segments.remove(&observed.name);
+                if observed.name == self.head {
+                    self.head_text = None;
+                    self.text.clear();
+                }
                 continue;
             };
-            if secret.resource_version().is_some() && secret.resource_version() == self.last_version
-            {
+            let version = secret.resource_version().unwrap_or_default();
+            if self.versions.get(&observed.name) == Some(&version) {
                 // A relist replaying what was seen already.
                 continue;
             }
-            self.last_version = secret.resource_version();
+            self.versions.insert(observed.name.clone(), version);
             self.writes += 1;
-            self.text = decode_config(&secret)?;
+            self.bytes_written += secret
+                .data
+                .iter()
+                .flatten()
+                .map(|(_, v)| v.0.len())
+                .sum::<usize>();
+            let text = decode_config(&secret)?;
+            if observed.name == self.head {
+                let manifest = match secret
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get(segments::MANIFEST_KEY))
+                {
+                    Some(bytes) => Some(segments::parse_manifest(&self.head, &bytes.0)?),
+                    None => None,
+                };
+                self.head_text = Some((text, manifest));
+            } else {
+                self.segments.insert(observed.name.clone(), text);
+            }
+            let Some(assembled) = self.assembled() else {
+                // A segment the head names is not here yet, or not in its new version.
+                continue;
+            };
+            if assembled == self.text {
+                continue;
+            }
+            self.text = assembled;
             if observed.at >= since {
                 return Ok(Some(observed.at));
             }
+        }
+    }
+
+    /// The config the head and the segments seen give, `None` while one is missing or stale.
+    fn assembled(&self) -> Option<String> {
+        let (head, manifest) = self.head_text.as_ref()?;
+        match manifest {
+            None => Some(head.clone()),
+            Some(manifest) => segments::assemble(head, manifest, |name| {
+                self.segments.get(name).map(String::as_str)
+            })
+            .ok(),
         }
     }
 
@@ -211,7 +297,8 @@ impl ConfigWatch {
     }
 }
 
-/// The agent.yml of a config Secret (gunzipped when compressed).
+/// The text a config Secret (a head or a segment) holds under `agent.yml` (gunzipped when
+/// compressed).
 pub fn decode_config(secret: &Secret) -> Result<String> {
     let name = secret.name_any();
     let bytes = secret
@@ -219,16 +306,7 @@ pub fn decode_config(secret: &Secret) -> Result<String> {
         .as_ref()
         .and_then(|d| d.get(render::desired::CONFIG_KEY))
         .with_context(|| format!("Secret {name} has no {}", render::desired::CONFIG_KEY))?;
-    let bytes = &bytes.0;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .read_to_string(&mut text)
-            .with_context(|| format!("gunzipping Secret {name}"))?;
-        Ok(text)
-    } else {
-        String::from_utf8(bytes.clone()).with_context(|| format!("Secret {name} is not UTF-8"))
-    }
+    segments::decode(&bytes.0).map_err(|reason| anyhow::anyhow!("Secret {name}: {reason}"))
 }
 
 /// The scrape job names of an agent.yml: every `job_name` key, first in its scrape config

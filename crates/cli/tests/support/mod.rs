@@ -381,19 +381,58 @@ impl Cluster {
         }
     }
 
-    /// The config a Secret holds; empty while the Secret is not there yet (callers poll).
+    /// The config stored under the config Secret `secret`, assembled as the config loader
+    /// does: its own segment, then those its manifest names (each checked against its
+    /// digest). Empty while the Secret, or a segment it names, is not there yet (callers poll).
     pub fn config_text(&self, namespace: &str, secret: &str) -> String {
-        let found = self.kubectl(&[
-            "get",
-            "secret",
-            "-n",
-            namespace,
-            secret,
-            "--ignore-not-found",
-            "-o",
-            "jsonpath={.data.agent\\.yml}",
-        ]);
-        decode_base64(found.trim())
+        let data = |name: &str| -> Option<BTreeMap<String, Vec<u8>>> {
+            let found = self.kubectl(&[
+                "get",
+                "secret",
+                "-n",
+                namespace,
+                name,
+                "--ignore-not-found",
+                "-o",
+                "json",
+            ]);
+            if found.trim().is_empty() {
+                return None;
+            }
+            let secret: Value = serde_json::from_str(&found).expect("kubectl JSON");
+            Some(
+                secret["data"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(key, value)| {
+                        (key.clone(), decode_base64_bytes(value.as_str().unwrap_or_default()))
+                    })
+                    .collect(),
+            )
+        };
+        let text = |data: &BTreeMap<String, Vec<u8>>| {
+            let bytes = data.get(render::desired::CONFIG_KEY)?;
+            Some(render::segments::decode(bytes).expect("a config segment"))
+        };
+        let Some(head) = data(secret) else {
+            return String::new();
+        };
+        let head_text = text(&head).unwrap_or_default();
+        let Some(manifest) = head.get(render::segments::MANIFEST_KEY) else {
+            return head_text;
+        };
+        let manifest =
+            render::segments::parse_manifest(secret, manifest).expect("the head's manifest");
+        let segments: BTreeMap<String, String> = manifest
+            .segments
+            .iter()
+            .filter_map(|entry| Some((entry.secret.clone(), text(&data(&entry.secret)?)?)))
+            .collect();
+        render::segments::assemble(&head_text, &manifest, |name| {
+            segments.get(name).map(String::as_str)
+        })
+        .unwrap_or_default()
     }
 }
 
@@ -666,9 +705,12 @@ impl Drop for OperatorProcess {
 }
 
 pub fn decode_base64(s: &str) -> String {
+    String::from_utf8_lossy(&decode_base64_bytes(s)).into_owned()
+}
+
+pub fn decode_base64_bytes(s: &str) -> Vec<u8> {
     use base64::Engine;
-    let bytes = base64::engine::general_purpose::STANDARD
+    base64::engine::general_purpose::STANDARD
         .decode(s)
-        .expect("base64 from the API server");
-    String::from_utf8_lossy(&bytes).into_owned()
+        .expect("base64 from the API server")
 }
