@@ -336,14 +336,27 @@ impl Drop for Loader {
 
 /// `GET /ready` of the loader: status and body.
 fn ready(port: u16) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to /ready");
+    get(port, "/ready")
+}
+
+/// The MD5 of the assembled config the loader's `GET /status` says the agent runs.
+fn loaded_md5(port: u16) -> Option<String> {
+    let (status, body) = get(port, "/status");
+    assert_eq!(status, 200, "{body}");
+    let body: Value = serde_json::from_str(&body).expect("/status is JSON");
+    body["loaded_md5"].as_str().map(str::to_owned)
+}
+
+/// `GET path` of the loader: status and body.
+fn get(port: u16, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the loader");
     write!(
         stream,
-        "GET /ready HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
     )
-    .expect("request /ready");
+    .expect("request");
     let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read /ready");
+    stream.read_to_string(&mut response).expect("read the answer");
     let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP answer");
     let status = head
         .split(' ')
@@ -583,6 +596,12 @@ async fn the_sidecar_reloads_once_per_change_and_never_a_stale_set() {
                 .ok_or_else(|| format!("{} reloads", agent.reloads().len()))
         });
         assert_eq!(ready(port).0, 200, "{backend}");
+        // /status names the config the agent runs by the MD5 of its Secrets' text.
+        assert_eq!(
+            loaded_md5(port),
+            Some(render::segments::md5_hex(v2.as_bytes())),
+            "{backend}"
+        );
 
         // v3: segments first, as the operator writes them.
         let v3 = config("-v3");

@@ -541,12 +541,12 @@ impl Sidecar {
             self.file = Some(config.clone());
         }
         if self.loaded.as_ref() == Some(&config) {
-            self.readiness.set(Ok(()));
+            self.readiness.loaded(&text);
             return Step::Done;
         }
         let Some(url) = self.options.reload_url.clone() else {
             self.loaded = Some(config);
-            self.readiness.set(Ok(()));
+            self.readiness.loaded(&text);
             return Step::Done;
         };
         match reload(&url).await {
@@ -554,7 +554,7 @@ impl Sidecar {
                 info!(%url, %version, "the agent reloaded the config");
                 self.loaded = Some(config);
                 self.refused = None;
-                self.readiness.set(Ok(()));
+                self.readiness.loaded(&text);
                 Step::Done
             }
             Err(Reload::Refused { status, body }) => {
@@ -674,20 +674,54 @@ async fn reload(url: &ReloadUrl) -> Result<(), Reload> {
     }
 }
 
-/// Whether the file holds the newest config and the agent accepted it, or why not.
+/// Whether the file holds the newest config and the agent accepted it, or why not; and which
+/// config the agent last accepted.
 #[derive(Clone)]
-struct Readiness(Arc<Mutex<Result<(), String>>>);
+struct Readiness(Arc<Mutex<LoaderStatus>>);
+
+/// What `GET /status` answers: whether the loader is ready (the reason when not), and the MD5
+/// of the config the agent last accepted, as assembled from the Secrets (before the pod's
+/// variables), which anyone can compute from the Secrets to tell whether an edit is running.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+struct LoaderStatus {
+    ready: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loaded_md5: Option<String>,
+}
 
 impl Readiness {
     fn new(state: Result<(), String>) -> Readiness {
-        Readiness(Arc::new(Mutex::new(state)))
+        let readiness = Readiness(Arc::default());
+        readiness.set(state);
+        readiness
     }
 
     fn set(&self, state: Result<(), String>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = state;
+        let mut status = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        status.ready = state.is_ok();
+        status.reason = state.err();
+    }
+
+    /// Ready, the agent running the config assembled as `assembled`.
+    fn loaded(&self, assembled: &str) {
+        self.set(Ok(()));
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .loaded_md5 = Some(segments::md5_hex(assembled.as_bytes()));
     }
 
     fn get(&self) -> Result<(), String> {
+        let status = self.status();
+        match status.reason {
+            Some(reason) if !status.ready => Err(reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn status(&self) -> LoaderStatus {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -695,8 +729,9 @@ impl Readiness {
     }
 }
 
-/// `GET /ready` (200, or 503 with the reason) and `GET /healthz` (200 while the process
-/// runs).
+/// `GET /ready` (200, or 503 with the reason), `GET /status` (JSON: `ready`, `reason`, and
+/// `loaded_md5`, the MD5 of the config the agent last accepted as the Secrets hold it) and
+/// `GET /healthz` (200 while the process runs).
 async fn serve_readiness(listener: TcpListener, readiness: Readiness) {
     loop {
         let (stream, peer) = match listener.accept().await {
@@ -737,6 +772,16 @@ fn respond(request: &Request<Incoming>, readiness: &Readiness) -> Response<Full<
                 format!("not ready: {reason}\n"),
             ),
         },
+        "/status" => {
+            let mut response = text(
+                StatusCode::OK,
+                serde_json::to_string(&readiness.status()).unwrap_or_default(),
+            );
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
         "/healthz" => text(StatusCode::OK, "ok\n".to_owned()),
         _ => text(StatusCode::NOT_FOUND, "not found\n".to_owned()),
     }
