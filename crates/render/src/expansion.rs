@@ -2,8 +2,10 @@
 //! operator copies into it from objects and Secrets pass both unchanged (docs/security.md,
 //! "Expansions"; spec 3.11, Q18).
 //!
-//! * The config-reloader replaces every `$(NAME)` (`NAME` of `[a-zA-Z_0-9]+`) with the pod's
-//!   environment variable, and writes no config at all when one is unset.
+//! * The config loader (`render::loader_variables`) replaces the operator's `$(SHARD)`,
+//!   `$(SHARDS)`, `$(SHARD_BUCKETS)` and `$(STATEFULSET_ORDINAL_NUMBER)` and no other `$(NAME)`
+//!   (prometheus-config-reloader, which ran in its place until issue 35, replaced every
+//!   `$(NAME)` from the pod's environment and wrote no config at all when one was unset).
 //! * The agent (`-config.expand-env`, and Alloy's static converter with the same flag) runs
 //!   drone/envsubst over the text: `${NAME}` and its forms (`${NAME:-x}`, `${NAME:?e}`, ...)
 //!   are replaced from the environment, an unclosed `${` is a fatal error, `$$` is one `$`;
@@ -12,7 +14,9 @@
 //! [`escape`] writes each `$` as `$$`, which envsubst turns back into the `$`, so that no
 //! `${` reaches it. A `$` before `(` is followed by [`EMPTY_EXPANSION`], which envsubst
 //! replaces by nothing whatever the environment holds (a substring of length 0), so that the
-//! reloader, which runs first, never sees `$(`. Only [`ConfigString::PodVariable`], the
+//! loader, which runs first, never sees `$(` (the loader would leave a tenant's `$(NAME)`
+//! alone anyway; the shield keeps the text safe under any reloader that expands more, and
+//! keeps the rendered configs unchanged). Only [`ConfigString::PodVariable`], the
 //! operator's own `$(SHARD)` and `replica-$(STATEFULSET_ORDINAL_NUMBER)`, is written for the
 //! expansion.
 
