@@ -1,22 +1,24 @@
 //! Proof against the real binaries (issue 38, item 1): strings that objects and Secrets put
-//! into a config reach the agent as written, through the real config-reloader (v0.67.1, from
-//! `scripts/build-config-reloader`, or `CONFIG_RELOADER_BIN`) and the real agent (v0.44.8,
-//! `scripts/build-grafana-agent`, or `GRAFANA_AGENT_BIN`), each run as the pod runs it.
+//! into a config reach the agent as written, through the config loader's substitution
+//! (`render::loader_variables::substitute`, what `agent-operator config-loader` runs; until
+//! issue 35 the pods ran prometheus-config-reloader, which replaced every `$(NAME)`) and the
+//! real agent (v0.44.8, `scripts/build-grafana-agent`, or `GRAFANA_AGENT_BIN`), run as the pod
+//! runs it.
 //!
-//! The golden case `testdata/render/q38-hostile-dollars` puts `$(NOPE)` (the reloader writes
-//! no config when a name is unset), `a${b` (the agent exits), `${HOSTNAME}`, `${AGENT_SECRET}`
+//! The golden case `testdata/render/q38-hostile-dollars` puts `$(NOPE)` (the old reloader
+//! wrote no config when a name was unset), `a${b` (the agent exits), `${HOSTNAME}`, `${AGENT_SECRET}`
 //! (the pod's environment), `${X:?e}` and `$$` into a ServiceMonitor, a Probe's basic-auth
 //! Secret, the agent's external labels, a PodLogs and its pipeline stages. For each config:
-//! the reloader writes it, the agent loads it and keeps running, its `/-/config` holds every
+//! the loader writes it, the agent loads it and keeps running, its `/-/config` holds every
 //! value as the objects wrote it and nothing of the environment, and the Probe's scrape
 //! carries the password as the Secret holds it. The same for Alloy (the tested release, from
-//! `scripts/build-alloy`, or `ALLOY_BIN`) running the reloader's output with the pods'
+//! `scripts/build-alloy`, or `ALLOY_BIN`) running the loader's output with the pods'
 //! `--config.format=static` and extra args: its components' arguments hold the values as
 //! written.
 
 mod support;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -101,41 +103,19 @@ fn pod_env(command: &mut Command, pod_name: &str) {
         .env(SECRET_ENV.0, SECRET_ENV.1);
 }
 
-/// Runs the config-reloader with the pods' flags on `text` until it has written the config
-/// the agent reads; that file's path.
-fn reloader_output(reloader: &Path, text: &str, root: &Path, agent_port: u16) -> PathBuf {
-    let input = root.join("config-in/agent.yml");
+/// Writes the file the agent reads as the pod's config loader does: `text` with the operator's
+/// variables substituted from the pod's environment (`render::loader_variables`, the loader's
+/// one substitution); that file's path.
+fn loader_output(text: &str, root: &Path) -> PathBuf {
     let output = root.join("config/agent.yml");
-    std::fs::create_dir_all(input.parent().expect("parent")).expect("config-in");
     std::fs::create_dir_all(output.parent().expect("parent")).expect("config");
-    std::fs::write(&input, text).expect("config-in/agent.yml");
-    let log = root.join("reloader.log");
-    let mut command = Command::new(reloader);
-    command
-        .arg(format!("--config-file={}", input.display()))
-        .arg(format!("--config-envsubst-file={}", output.display()))
-        .arg("--watch-interval=1m")
-        .arg("--statefulset-ordinal-from-envvar=POD_NAME")
-        .arg(format!(
-            "--reload-url=http://127.0.0.1:{agent_port}/-/reload"
-        ))
-        .arg(format!("--listen-address=127.0.0.1:{}", free_port()))
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&log).expect("log"))
-        .stderr(std::fs::File::create(root.join("reloader.err")).expect("log"));
-    pod_env(&mut command, "agent-0");
-    let _reloader = Running(command.spawn().expect("run prometheus-config-reloader"));
-    let start = Instant::now();
-    while !output.exists() {
-        assert!(
-            start.elapsed() < PATIENCE,
-            "the config-reloader wrote no config in {PATIENCE:?}:\n{}",
-            std::fs::read_to_string(root.join("reloader.err")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    // It writes the file whole, but give a slow write the benefit of the doubt.
-    std::thread::sleep(Duration::from_millis(200));
+    let env = BTreeMap::from(
+        [("POD_NAME", "agent-0"), ("SHARD", "0"), ("SHARDS", "1")]
+            .map(|(name, value)| (name.to_owned(), value.to_owned())),
+    );
+    let config = render::loader_variables::substitute(text, &env)
+        .unwrap_or_else(|e| panic!("the config loader refuses the config: {e}"));
+    std::fs::write(&output, config).expect("config/agent.yml");
     output
 }
 
@@ -336,25 +316,20 @@ fn check_loaded(seen: &BTreeSet<String>, runtime: &str) {
             "{runtime}: {written:?} is not in the loaded configs"
         );
     }
-    // The documented shard variables are still the reloader's.
+    // The documented shard variables are still the loader's.
     assert!(
         !seen.contains("$(SHARD)"),
         "{runtime}: $(SHARD) left unexpanded"
     );
 }
 
-/// Runs the case's configs through the real config-reloader, then `load` (a runtime given
+/// Runs the case's configs through the config loader's substitution, then `load` (a runtime given
 /// the file, the pod root and a port, answering the strings it loaded), and checks what it
 /// loaded and what the Probe's scrape sends.
-fn through_the_reloader_and(
+fn through_the_loader_and(
     runtime: Runtime,
     load: impl Fn(&Path, &Path, u16) -> (Running, BTreeSet<String>),
 ) {
-    let reloader = support::configs::built_binary(
-        "CONFIG_RELOADER_BIN",
-        "build-config-reloader",
-        "prometheus-config-reloader",
-    );
     let prober = TcpListener::bind("127.0.0.1:0").expect("prober listener");
     let prober_port = prober.local_addr().expect("address").port();
     let credentials = scraped_credentials(prober);
@@ -366,7 +341,7 @@ fn through_the_reloader_and(
         let root = scratch.join(&secret);
         std::fs::create_dir_all(&root).expect("pod root");
         let port = free_port();
-        let file = reloader_output(&reloader, &rebased(&text, &root), &root, port);
+        let file = loader_output(&rebased(&text, &root), &root);
         let (process, loaded) = load(&file, &root, port);
         seen.extend(loaded);
         running.push(process);
@@ -383,7 +358,7 @@ fn through_the_reloader_and(
 fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
     let agent =
         support::configs::built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
-    through_the_reloader_and(Runtime::Agent, |file, root, port| {
+    through_the_loader_and(Runtime::Agent, |file, root, port| {
         let (running, config) = agent_loaded_config(&agent, file, root, port);
         let mut seen = BTreeSet::new();
         strings(&config, &mut seen);
@@ -394,7 +369,7 @@ fn strings_from_objects_and_secrets_reach_the_real_agent_as_written() {
 #[test]
 fn strings_from_objects_and_secrets_reach_the_real_alloy_as_written() {
     let alloy = support::configs::built_binary("ALLOY_BIN", "build-alloy", "alloy");
-    through_the_reloader_and(Runtime::Alloy, |file, root, port| {
+    through_the_loader_and(Runtime::Alloy, |file, root, port| {
         alloy_loaded_arguments(&alloy, file, root, port)
     });
 }
