@@ -78,7 +78,7 @@ fi
 # The real node's tests (crates/testenv/tests/cluster.rs, crates/cli/tests/real_node.rs, the
 # node half of crates/cli/tests/docs.rs) run kubelet, kube-scheduler and kube-proxy (same module
 # as the control plane), containerd, runc and the CNI plugins (Debian), images of the agent and
-# the config reloader (built from their pinned modules), of Debian's node exporter and busybox,
+# the config reloader (for the upstream operator's pods; built from their pinned modules), of Debian's node exporter and busybox,
 # a Prometheus (Debian's, installed above with promtool) and Loki (its pinned module) beside the
 # node. All cached: a warm run builds nothing here. The operator's own image is made by each test
 # from the binary cargo built for it (scripts/build-images --operator, seconds).
