@@ -356,7 +356,9 @@ fn get(port: u16, path: &str) -> (u16, String) {
     )
     .expect("request");
     let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read the answer");
+    stream
+        .read_to_string(&mut response)
+        .expect("read the answer");
     let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP answer");
     let status = head
         .split(' ')
