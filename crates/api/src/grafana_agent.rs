@@ -112,12 +112,13 @@ pub struct GrafanaAgentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<Runtime>,
     /// When true, strings copied into the generated configs from objects and Secrets are
-    /// written as they are, so that the config-reloader expands `$(NAME)` and the agent
-    /// `${NAME}` in them from the agent pods' environment, as the Grafana Agent Operator
-    /// does. Anyone who can create a selected monitor, PodLogs or Integration can then read
-    /// the pods' environment or stop the agents: leave it false unless every such object is
-    /// trusted. False (the default): every `$` reaches the agent as written; see
-    /// docs/security.md.
+    /// written as they are, so that the agent expands `${NAME}` in them from the agent pods'
+    /// environment and the config loader the operator's own `$(SHARD)`, `$(SHARDS)`,
+    /// `$(SHARD_BUCKETS)` and `$(STATEFULSET_ORDINAL_NUMBER)` (any other `$(NAME)` is left as
+    /// written; the Grafana Agent Operator's config-reloader expanded every one). Anyone who
+    /// can create a selected monitor, PodLogs or Integration can then read the pods'
+    /// environment or stop the agents: leave it false unless every such object is trusted.
+    /// False (the default): every `$` reaches the agent as written; see docs/security.md.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expand_user_strings: bool,
     /// Tag of the `grafana/agent` image, used when `image` is unset; defaults to `v0.44.8`.
@@ -128,12 +129,14 @@ pub struct GrafanaAgentSpec {
     /// Full image reference of the agent container, used as given; takes precedence over `version`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
-    /// Tag of the `quay.io/prometheus-operator/prometheus-config-reloader` image, used when
-    /// `configReloaderImage` is unset; defaults to `v0.67.1`.
+    /// Not used: the pods' `config-reloader` container is the operator's own config loader,
+    /// run from the operator's image (its `--config-loader-image`), no longer
+    /// prometheus-config-reloader. Accepted for compatibility; a Warning says it is ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_reloader_version: Option<String>,
-    /// Full image reference of the config-reloader container, used as given; takes precedence
-    /// over `configReloaderVersion`.
+    /// Not used: the pods' `config-reloader` container is the operator's own config loader,
+    /// run from the operator's image (its `--config-loader-image`), no longer
+    /// prometheus-config-reloader. Accepted for compatibility; a Warning says it is ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_reloader_image: Option<String>,
     /// When true, the operator leaves this agent's objects alone: nothing is created, updated or

@@ -20,8 +20,9 @@ pub mod condition {
     pub const RECONCILED: &str = "Reconciled";
     /// The workloads that run the object report all their pods ready.
     pub const AVAILABLE: &str = "Available";
-    /// Runtime alloy only: `True` while Alloy does something other than what some selected
-    /// objects ask for (a setting it does not use); the message names each object and field.
+    /// `True` while the pods do not use some settings of the selected objects: with runtime
+    /// alloy, settings Alloy does not use; with either runtime, fields the operator no longer
+    /// uses (`spec.configReloaderImage`). The message names each object and field.
     pub const RUNTIME_DIFFERENCES: &str = "RuntimeDifferences";
 }
 
@@ -42,6 +43,9 @@ pub mod reason {
     pub const NO_WORKLOADS: &str = "NoWorkloads";
     /// `RuntimeDifferences=True`: Alloy does not use some settings (see the message).
     pub const ALLOY_DIFFERENCE: &str = "AlloyDifference";
+    /// `RuntimeDifferences=True`: some settings are not used by the operator any more (see
+    /// the message), maybe with some Alloy does not use.
+    pub const UNUSED_SETTING: &str = "UnusedSetting";
 }
 
 /// How many rejected objects a status lists; `rejectedTotal` counts them all.

@@ -68,6 +68,14 @@ enum Command {
         /// operator's --runtime).
         #[arg(long, value_enum, default_value = "agent")]
         runtime: RuntimeArg,
+        /// The image of the pods' config loader (the operator's --config-loader-image).
+        #[arg(
+            long,
+            env = "AGENT_OPERATOR_CONFIG_LOADER_IMAGE",
+            default_value = render::desired::DEFAULT_CONFIG_LOADER_IMAGE,
+            value_name = "IMAGE"
+        )]
+        config_loader_image: String,
         /// Refuse inputs over this many megabytes in total (render holds about 22 times its
         /// input in memory).
         #[arg(long, default_value_t = inputs::DEFAULT_MAX_INPUT_MB)]
@@ -273,6 +281,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             labels,
             operator_version,
             runtime,
+            config_loader_image,
             max_input_mb,
         } => {
             let only = agent.as_deref().map(parse_agent).transpose()?;
@@ -290,6 +299,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 labels,
                 operator_version,
                 runtime: runtime.into(),
+                config_loader_image,
             };
             let plans = plan_all(&loaded.store, &opts, only.as_ref());
             for r in plans.iter().flat_map(|p| &p.rejections) {

@@ -31,6 +31,16 @@ pub struct RunArgs {
     /// Agent, static mode) or alloy (Grafana Alloy, --config.format=static; docs/alloy.md).
     #[arg(long = "runtime", value_enum, default_value = "agent")]
     default_runtime: crate::RuntimeArg,
+    /// The image of the agent pods' config loader (`agent-operator config-loader`): the
+    /// operator's own image, so that both run the same version. deploy/ and the Helm chart
+    /// set it to the image the operator runs from.
+    #[arg(
+        long,
+        env = "AGENT_OPERATOR_CONFIG_LOADER_IMAGE",
+        default_value = render::desired::DEFAULT_CONFIG_LOADER_IMAGE,
+        value_name = "IMAGE"
+    )]
+    config_loader_image: String,
     #[command(flatten)]
     runtime: RuntimeFlags,
 }
@@ -52,6 +62,7 @@ async fn serve(args: RunArgs) -> Result<()> {
     config.agent_selector = args.agent_selector.filter(|s| !s.trim().is_empty());
     config.labels = args.labels;
     config.runtime = args.default_runtime.into();
+    config.config_loader_image = args.config_loader_image;
     config.instance = std::env::var("POD_NAME").ok();
     let mut registry = Registry::default();
     let metrics = Metrics::new(&mut registry);

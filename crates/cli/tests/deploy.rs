@@ -429,3 +429,61 @@ async fn helm_install_prints_notes_naming_the_release_objects() {
     );
     let _ = std::fs::remove_file(&kubeconfig);
 }
+
+/// The operator's image and its `--config-loader-image` (env AGENT_OPERATOR_CONFIG_LOADER_IMAGE).
+fn operator_images(objects: &BTreeMap<String, Value>) -> (String, String) {
+    let container = &objects["Deployment/agent-operator/grafana-agent-operator"]["spec"]["template"]
+        ["spec"]["containers"][0];
+    let loader = container["env"]
+        .as_array()
+        .expect("env")
+        .iter()
+        .find(|e| e["name"] == "AGENT_OPERATOR_CONFIG_LOADER_IMAGE")
+        .and_then(|e| e["value"].as_str())
+        .expect("AGENT_OPERATOR_CONFIG_LOADER_IMAGE");
+    (
+        container["image"].as_str().expect("image").to_owned(),
+        loader.to_owned(),
+    )
+}
+
+/// The agent pods' config loader runs the operator's own image: a user who points the
+/// operator at another image (`kustomize edit set image` in an overlay of deploy/ or of the
+/// single-namespace overlay, the chart's image values) changes the loader's with it.
+#[test]
+fn the_config_loader_image_follows_the_operators() {
+    let default = "agent-operator:0.1.0".to_owned();
+    for base in ["deploy", "deploy/overlays/single-namespace"] {
+        assert_eq!(
+            operator_images(&objects(&kustomize(base))),
+            (default.clone(), default.clone()),
+            "{base}"
+        );
+        // A scratch overlay under target/, as `with_components` (kustomize wants a relative path).
+        let dir = root()
+            .join("target/deploy-tests")
+            .join(format!("images-{}", base.replace('/', "-")));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        std::fs::write(
+            dir.join("kustomization.yaml"),
+            format!(
+                "resources: [../../../{base}]\nimages:\n  - name: agent-operator\n    newName: registry.example/agent-operator\n    newTag: \"1.2\"\n"
+            ),
+        )
+        .expect("write kustomization");
+        let wanted = "registry.example/agent-operator:1.2".to_owned();
+        assert_eq!(
+            operator_images(&objects(&kustomize(dir.to_str().expect("UTF-8 path")))),
+            (wanted.clone(), wanted),
+            "an overlay of {base}"
+        );
+    }
+    let chart = objects(&helm_template(&[
+        "--set",
+        "image.registry=registry.example",
+        "--set",
+        "image.tag=1.2",
+    ]));
+    let wanted = "registry.example/agent-operator:1.2".to_owned();
+    assert_eq!(operator_images(&chart), (wanted.clone(), wanted));
+}

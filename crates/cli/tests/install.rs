@@ -554,6 +554,8 @@ fn runs_with_exactly_its_rbac(install: &Install) {
         "statefulset/agent-shard-1",
         "daemonset/agent-logs",
         "deployment/agent-integrations-deploy",
+        "role/agent-config-loader",
+        "rolebinding/agent-config-loader",
     ] {
         cp.wait_for(object, &["-n", agents, "get", object], |_| true);
     }
@@ -715,6 +717,17 @@ fn runs_with_exactly_its_rbac(install: &Install) {
         "service agent-operated",
         &["-n", agents, "get", "service", "agent-operated"],
     );
+    // No config left (the node_exporter DaemonSet was the last): no grant to read one.
+    cp.ok(
+        &["-n", agents, "delete", "integration", "node-exporter"],
+        None,
+    );
+    for object in ["role", "rolebinding"] {
+        cp.wait_gone(
+            &format!("{object} agent-config-loader"),
+            &["-n", agents, "get", object, "agent-config-loader"],
+        );
+    }
     // The node goes: the kubelet Service's EndpointSlice for its address family with it.
     cp.ok(&["delete", "node", "node-a"], None);
     cp.wait_gone(

@@ -86,6 +86,8 @@ async fn scenario_follows_every_change(backend: Backend) {
             "DaemonSet/agent-integrations-ds",
             "DaemonSet/agent-logs",
             "Deployment/agent-integrations-deploy",
+            "Role/agent-config-loader",
+            "RoleBinding/agent-config-loader",
             "Secret/agent-config",
             "Secret/agent-integrations-deploy-config",
             "Secret/agent-integrations-ds-config",

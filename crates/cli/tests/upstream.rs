@@ -600,6 +600,16 @@ const DEVIATIONS: &[Deviation] = &[
         must_apply: true,
     },
     Deviation {
+        quirk: "config-loader",
+        what: "our pods load their config with the operator's config loader (the init \
+               container config-loader-init and the config-reloader sidecar, reading the \
+               config Secrets through the API); upstream's run prometheus-config-reloader on \
+               a volume of the config Secret: both compared without the config-reloader \
+               container, ours without the init container, upstream's without the volume",
+        apply: config_loader,
+        must_apply: true,
+    },
+    Deviation {
         quirk: "Q32",
         what: "we also maintain an EndpointSlice for the kubelet Service",
         apply: q32_kubelet_endpoint_slices,
@@ -997,6 +1007,51 @@ fn subsystem_label(ours: &mut Objects, upstream: &mut Objects) -> usize {
         "/metadata/labels",
         "operator.agent.grafana.com/subsystem",
     )
+}
+
+fn config_loader(ours: &mut Objects, upstream: &mut Objects) -> usize {
+    let mut changed = 0;
+    for (side, ours_side) in [(ours, true), (upstream, false)] {
+        for (id, o) in side.iter_mut() {
+            if !matches!(id.0.as_str(), "StatefulSet" | "DaemonSet" | "Deployment") {
+                continue;
+            }
+            let Some(pod) = o.pointer_mut("/spec/template/spec") else {
+                continue;
+            };
+            if let Some(containers) = array_at(pod, "/containers") {
+                let before = containers.len();
+                containers.retain(|c| c["name"] != "config-reloader");
+                changed += before - containers.len();
+                if !ours_side {
+                    for c in containers.iter_mut() {
+                        if let Some(mounts) = array_at(c, "/volumeMounts") {
+                            let before = mounts.len();
+                            mounts.retain(|m| m["name"] != "config");
+                            changed += before - mounts.len();
+                        }
+                    }
+                }
+            }
+            if ours_side {
+                if let Some(init) = array_at(pod, "/initContainers") {
+                    let before = init.len();
+                    init.retain(|c| c["name"] != "config-loader-init");
+                    changed += before - init.len();
+                    if init.is_empty()
+                        && let Some(spec) = pod.as_object_mut()
+                    {
+                        spec.remove("initContainers");
+                    }
+                }
+            } else if let Some(volumes) = array_at(pod, "/volumes") {
+                let before = volumes.len();
+                volumes.retain(|v| v["name"] != "config");
+                changed += before - volumes.len();
+            }
+        }
+    }
+    changed
 }
 
 fn q32_kubelet_endpoint_slices(ours: &mut Objects, upstream: &mut Objects) -> usize {

@@ -18,6 +18,7 @@ use std::fmt;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 use kube::runtime::reflector::Store;
@@ -222,6 +223,8 @@ async fn write(ctx: &Context, object: &DesiredObject) -> Result<Wrote, Error> {
         DesiredObject::StatefulSet(o) => writer.write(&stores.stateful_sets, o).await,
         DesiredObject::DaemonSet(o) => writer.write(&stores.daemon_sets, o).await,
         DesiredObject::Deployment(o) => writer.write(&stores.deployments, o).await,
+        DesiredObject::Role(o) => writer.write(&stores.roles, o).await,
+        DesiredObject::RoleBinding(o) => writer.write(&stores.role_bindings, o).await,
     }
 }
 
@@ -233,6 +236,8 @@ async fn delete(ctx: &Context, object: &ExistingObject) -> Result<(), Error> {
         ManagedKind::StatefulSet => writer.delete::<StatefulSet>(namespace, name).await,
         ManagedKind::DaemonSet => writer.delete::<DaemonSet>(namespace, name).await,
         ManagedKind::Deployment => writer.delete::<Deployment>(namespace, name).await,
+        ManagedKind::Role => writer.delete::<Role>(namespace, name).await,
+        ManagedKind::RoleBinding => writer.delete::<RoleBinding>(namespace, name).await,
     }
 }
 
@@ -253,6 +258,8 @@ fn existing(stores: &Stores, namespace: &str) -> Vec<ExistingObject> {
             ManagedKind::StatefulSet => of(&stores.stateful_sets, kind, namespace, &mut out),
             ManagedKind::DaemonSet => of(&stores.daemon_sets, kind, namespace, &mut out),
             ManagedKind::Deployment => of(&stores.deployments, kind, namespace, &mut out),
+            ManagedKind::Role => of(&stores.roles, kind, namespace, &mut out),
+            ManagedKind::RoleBinding => of(&stores.role_bindings, kind, namespace, &mut out),
         }
     }
     out
@@ -453,8 +460,9 @@ mod tests {
         assert_eq!(outcome("agent-config"), Some(Outcome::NotReached));
         let history = secret_history(&api, &version).await;
         assert!(
-            !history.iter().any(|e| e == "write agent-config"
-                || e.starts_with("delete agent-config")),
+            !history
+                .iter()
+                .any(|e| e == "write agent-config" || e.starts_with("delete agent-config")),
             "{history:#?}"
         );
         assert!(

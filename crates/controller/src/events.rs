@@ -106,7 +106,7 @@ pub(crate) async fn publish(
     announced.failure = failure;
 
     // Warnings (what the runtime does differently) are announced like rejections, under
-    // their own reason (`AlloyDifference`), and the objects still run.
+    // their own reason (`AlloyDifference`, `UnusedSetting`), and the objects still run.
     let current: BTreeSet<String> = outcome
         .rejections
         .iter()
@@ -117,10 +117,7 @@ pub(crate) async fn publish(
         .rejections
         .iter()
         .map(|r| (r, api::status::reason::INVALID_CONFIGURATION));
-    let warned = outcome
-        .warnings
-        .iter()
-        .map(|w| (w, api::status::reason::ALLOY_DIFFERENCE));
+    let warned = outcome.warnings.iter().map(|w| (w, w.reason.as_str()));
     for (rejection, reason) in rejected.chain(warned) {
         let text = rejection.to_string();
         if announced.rejections.contains(&text) {

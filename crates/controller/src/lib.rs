@@ -81,6 +81,8 @@ pub struct OperatorConfig {
     pub operator_version: String,
     /// `--runtime`: what runs the configs of agents without `spec.runtime`.
     pub runtime: api::Runtime,
+    /// `--config-loader-image`: the image of the pods' config loader (the operator's own).
+    pub config_loader_image: String,
     /// Reconcile every agent this often even when nothing changed.
     pub periodic_requeue: Duration,
     /// The name Events are reported under (`reportingInstance`), e.g. the pod name.
@@ -95,6 +97,7 @@ impl OperatorConfig {
             labels: BTreeMap::new(),
             operator_version: operator_version.into(),
             runtime: api::Runtime::Agent,
+            config_loader_image: render::desired::DEFAULT_CONFIG_LOADER_IMAGE.to_owned(),
             periodic_requeue: Duration::from_secs(30 * 60),
             instance: None,
         }
@@ -175,6 +178,7 @@ impl Operator {
             labels: config.labels.clone(),
             operator_version: config.operator_version.clone(),
             runtime: config.runtime,
+            config_loader_image: config.config_loader_image.clone(),
         };
         let cleanup = status::Cleanup::new(status::Sweep::new(
             config.namespace.as_deref(),

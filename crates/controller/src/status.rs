@@ -205,7 +205,10 @@ fn availability<'a>(
                 let ready = d.and_then(|d| d.status.as_ref()?.available_replicas);
                 (ready.unwrap_or(0), wanted)
             }
-            ManagedKind::Secret | ManagedKind::Service => continue,
+            ManagedKind::Secret
+            | ManagedKind::Service
+            | ManagedKind::Role
+            | ManagedKind::RoleBinding => continue,
         };
         workloads += 1;
         if applied.outcome == Outcome::Refused {

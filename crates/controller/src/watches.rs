@@ -426,6 +426,9 @@ watched_kinds! {
     stateful_sets: StatefulSet => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
     daemon_sets: DaemonSet => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
     deployments: Deployment => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
+    // The config loader's grants (`<agent>-config-loader`).
+    roles: k8s_openapi::api::rbac::v1::Role => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
+    role_bindings: k8s_openapi::api::rbac::v1::RoleBinding => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
 }
 
 /// Nothing to prepare.

@@ -1,5 +1,5 @@
 //! The one writer of every object the operator manages: an agent's generated Secrets,
-//! Services and workloads (through the apply step) and the kubelet Service, Endpoints and
+//! Services, workloads and config loader Role and RoleBinding (through the apply step) and the kubelet Service, Endpoints and
 //! EndpointSlices (through `kubelet`).
 //!
 //! Every write is a server-side apply with one field manager, forced, so fields other managers
@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Endpoints, Secret, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
@@ -53,6 +54,22 @@ impl Managed for Secret {
 impl Managed for Service {
     fn drift(want: &Service, live: &Service) -> Option<String> {
         drift("spec", &want.spec, &live.spec)
+    }
+}
+
+impl Managed for Role {
+    fn drift(want: &Role, live: &Role) -> Option<String> {
+        drift("rules", &want.rules, &live.rules)
+    }
+}
+
+impl Managed for RoleBinding {
+    /// `roleRef` cannot change: a binding to another Role is deleted and created again.
+    const RECREATE_WHEN_IMMUTABLE: bool = true;
+
+    fn drift(want: &RoleBinding, live: &RoleBinding) -> Option<String> {
+        drift("roleRef", &want.role_ref, &live.role_ref)
+            .or_else(|| drift("subjects", &want.subjects, &live.subjects))
     }
 }
 

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use api::grafana_agent::{GrafanaAgent, Runtime};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::core::Resource;
 use serde::Serialize;
@@ -29,8 +30,12 @@ pub const GZIP_THRESHOLD: usize = 100 * 1024;
 /// The API server's limit on the data of one Secret.
 pub const SECRET_SIZE_LIMIT: usize = 1024 * 1024;
 
+/// The image of the config loader when the operator is given none: the operator's own, as
+/// deploy/ runs it (`agent-operator config-loader` is a subcommand of the same binary).
+pub const DEFAULT_CONFIG_LOADER_IMAGE: &str = concat!("agent-operator:", env!("CARGO_PKG_VERSION"));
+
 /// Operator-wide settings that shape the plan.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PlanOptions {
     /// `--labels`: added to config Secrets, the Service, pod templates and selectors; they win
     /// over the operator's own labels on collision (spec 3.2).
@@ -39,6 +44,20 @@ pub struct PlanOptions {
     pub operator_version: String,
     /// `--runtime`: what runs the configs of the agents whose `spec.runtime` is unset.
     pub runtime: Runtime,
+    /// `--config-loader-image`: the image of every pod's config loader (the init container
+    /// `config-loader-init` and the sidecar `config-reloader`), the operator's own.
+    pub config_loader_image: String,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            labels: BTreeMap::new(),
+            operator_version: String::new(),
+            runtime: Runtime::default(),
+            config_loader_image: DEFAULT_CONFIG_LOADER_IMAGE.to_owned(),
+        }
+    }
 }
 
 /// The kinds of object the operator writes for an agent. Every match over them is exhaustive
@@ -51,15 +70,21 @@ pub enum ManagedKind {
     StatefulSet,
     DaemonSet,
     Deployment,
+    /// `<agent>-config-loader`: read access to the agent's config Secrets for its pods.
+    Role,
+    /// `<agent>-config-loader`: the Role granted to the pods' ServiceAccount.
+    RoleBinding,
 }
 
 impl ManagedKind {
-    pub const ALL: [ManagedKind; 5] = [
+    pub const ALL: [ManagedKind; 7] = [
         ManagedKind::Secret,
         ManagedKind::Service,
         ManagedKind::StatefulSet,
         ManagedKind::DaemonSet,
         ManagedKind::Deployment,
+        ManagedKind::Role,
+        ManagedKind::RoleBinding,
     ];
 
     /// The Kubernetes kind name.
@@ -70,10 +95,13 @@ impl ManagedKind {
             ManagedKind::StatefulSet => "StatefulSet",
             ManagedKind::DaemonSet => "DaemonSet",
             ManagedKind::Deployment => "Deployment",
+            ManagedKind::Role => "Role",
+            ManagedKind::RoleBinding => "RoleBinding",
         }
     }
 
-    /// Within a subsystem, upstream applies config before the Service before the workloads.
+    /// Within a subsystem, upstream applies config before the Service before the workloads;
+    /// a Role before the binding that grants it.
     fn apply_rank(self) -> u8 {
         match self {
             ManagedKind::Secret => 0,
@@ -81,6 +109,8 @@ impl ManagedKind {
             ManagedKind::StatefulSet => 2,
             ManagedKind::Deployment => 3,
             ManagedKind::DaemonSet => 4,
+            ManagedKind::Role => 5,
+            ManagedKind::RoleBinding => 6,
         }
     }
 }
@@ -98,6 +128,9 @@ impl std::fmt::Display for ManagedKind {
 pub enum Subsystem {
     /// Agent-wide: the assets Secret every workload mounts.
     Shared,
+    /// Agent-wide while any subsystem has a config: the Role and RoleBinding that let the
+    /// pods' config loader read the agent's config Secrets, and nothing else.
+    ConfigLoader,
     Metrics,
     Logs,
     /// The integrations Deployment (`allNodes: false`) and its config.
@@ -128,7 +161,7 @@ impl Subsystem {
     /// workload's name (shard 0's for metrics) with `-config`.
     pub fn config_secret_name(self, agent: &str) -> Option<String> {
         let workload = match self {
-            Subsystem::Shared => return None,
+            Subsystem::Shared | Subsystem::ConfigLoader => return None,
             Subsystem::Metrics => statefulset_name(agent, 0),
             Subsystem::Logs => logs_daemonset_name(agent),
             Subsystem::IntegrationsDeployment => integrations_workload_name(agent, false),
@@ -139,9 +172,10 @@ impl Subsystem {
 
     /// The kinds a completely planned subsystem holds at least one object of.
     pub fn kinds(self) -> &'static [ManagedKind] {
-        use ManagedKind::{DaemonSet, Deployment, Secret, Service, StatefulSet};
+        use ManagedKind::{DaemonSet, Deployment, Role, RoleBinding, Secret, Service, StatefulSet};
         match self {
             Subsystem::Shared => &[Secret],
+            Subsystem::ConfigLoader => &[Role, RoleBinding],
             Subsystem::Metrics => &[Secret, Service, StatefulSet],
             Subsystem::Logs | Subsystem::IntegrationsDaemonSet => &[Secret, DaemonSet],
             Subsystem::IntegrationsDeployment => &[Secret, Deployment],
@@ -152,6 +186,7 @@ impl Subsystem {
     pub fn label_value(self) -> &'static str {
         match self {
             Subsystem::Shared => "shared",
+            Subsystem::ConfigLoader => "config-loader",
             Subsystem::Metrics => "metrics",
             Subsystem::Logs => "logs",
             Subsystem::IntegrationsDeployment => "integrations-deployment",
@@ -159,8 +194,9 @@ impl Subsystem {
         }
     }
 
-    const ALL: [Subsystem; 5] = [
+    const ALL: [Subsystem; 6] = [
         Subsystem::Shared,
+        Subsystem::ConfigLoader,
         Subsystem::Metrics,
         Subsystem::Logs,
         Subsystem::IntegrationsDeployment,
@@ -212,17 +248,23 @@ impl Subsystem {
                         .find(|s| s.config_secret_name(agent).as_deref() == Some(name))
                 })
             }
+            ManagedKind::Role | ManagedKind::RoleBinding => {
+                named(config_loader_rbac_name(agent), Subsystem::ConfigLoader)
+            }
         }
     }
 
     /// Upstream's actor order (spec 3.1): assets, metrics, logs, then both integrations
-    /// workloads (their configs first, then the Deployment, then the DaemonSet).
+    /// workloads (their configs first, then the Deployment, then the DaemonSet). The config
+    /// loader's Role comes right after the assets: it names the config Secrets written after
+    /// it, so a pod never waits for a grant of a Secret that exists.
     fn apply_rank(self) -> u8 {
         match self {
             Subsystem::Shared => 0,
-            Subsystem::Metrics => 1,
-            Subsystem::Logs => 2,
-            Subsystem::IntegrationsDeployment | Subsystem::IntegrationsDaemonSet => 3,
+            Subsystem::ConfigLoader => 1,
+            Subsystem::Metrics => 2,
+            Subsystem::Logs => 3,
+            Subsystem::IntegrationsDeployment | Subsystem::IntegrationsDaemonSet => 4,
         }
     }
 }
@@ -230,6 +272,12 @@ impl Subsystem {
 /// `<agent>-secrets`, the Secret holding every referenced Secret and ConfigMap value.
 pub fn assets_secret_name(agent: &str) -> String {
     format!("{agent}-secrets")
+}
+
+/// `<agent>-config-loader`, the Role (and its RoleBinding) that lets the agent's pods read its
+/// config Secrets.
+pub fn config_loader_rbac_name(agent: &str) -> String {
+    format!("{agent}-config-loader")
 }
 
 /// `<agent>-operated`, the metrics StatefulSets' governing Service.
@@ -264,7 +312,8 @@ pub fn integrations_workload_name(agent: &str, all_nodes: bool) -> String {
 /// the assets Secret; with `spec.metrics.instanceSelector` set, the metrics config Secret,
 /// Service and every shard's StatefulSet (shards capped at the schema's maximum); with
 /// `spec.logs.instanceSelector` set, the logs config Secret and DaemonSet; with
-/// `spec.integrations.selector` set, both integrations workloads and their configs. A plan
+/// `spec.integrations.selector` set, both integrations workloads and their configs; with any
+/// of them, the config loader's Role and RoleBinding. A plan
 /// holds no object outside these. Two agents of a namespace collide when these share an
 /// entry (issue 38, item 6): every name starts with its agent's name, so only agents one of
 /// whose names starts with the other's can. From the spec, not from the instances selected,
@@ -323,6 +372,11 @@ pub fn generated_names(agent: &GrafanaAgent) -> Vec<(ManagedKind, String)> {
             integrations_workload_name(name, true),
         ));
     }
+    if metrics.is_some() || logs || integrations {
+        let rbac = config_loader_rbac_name(name);
+        names.push((ManagedKind::Role, rbac.clone()));
+        names.push((ManagedKind::RoleBinding, rbac));
+    }
     names
 }
 
@@ -351,6 +405,8 @@ pub enum DesiredObject {
     StatefulSet(StatefulSet),
     DaemonSet(DaemonSet),
     Deployment(Deployment),
+    Role(Role),
+    RoleBinding(RoleBinding),
 }
 
 impl DesiredObject {
@@ -361,6 +417,8 @@ impl DesiredObject {
             DesiredObject::StatefulSet(_) => ManagedKind::StatefulSet,
             DesiredObject::DaemonSet(_) => ManagedKind::DaemonSet,
             DesiredObject::Deployment(_) => ManagedKind::Deployment,
+            DesiredObject::Role(_) => ManagedKind::Role,
+            DesiredObject::RoleBinding(_) => ManagedKind::RoleBinding,
         }
     }
 
@@ -371,6 +429,8 @@ impl DesiredObject {
             DesiredObject::StatefulSet(o) => &o.metadata,
             DesiredObject::DaemonSet(o) => &o.metadata,
             DesiredObject::Deployment(o) => &o.metadata,
+            DesiredObject::Role(o) => &o.metadata,
+            DesiredObject::RoleBinding(o) => &o.metadata,
         }
     }
 
@@ -381,6 +441,8 @@ impl DesiredObject {
             DesiredObject::StatefulSet(o) => &mut o.metadata,
             DesiredObject::DaemonSet(o) => &mut o.metadata,
             DesiredObject::Deployment(o) => &mut o.metadata,
+            DesiredObject::Role(o) => &mut o.metadata,
+            DesiredObject::RoleBinding(o) => &mut o.metadata,
         }
     }
 
@@ -488,6 +550,16 @@ mod tests {
                 integrations_workload_name(agent, true),
                 Subsystem::IntegrationsDaemonSet,
             ),
+            (
+                ManagedKind::Role,
+                "a-config-loader".to_owned(),
+                Subsystem::ConfigLoader,
+            ),
+            (
+                ManagedKind::RoleBinding,
+                "a-config-loader".to_owned(),
+                Subsystem::ConfigLoader,
+            ),
         ];
         for (kind, name, subsystem) in named {
             assert_eq!(
@@ -500,6 +572,8 @@ mod tests {
             (ManagedKind::Secret, "a-other"),
             (ManagedKind::DaemonSet, "a-config"),
             (ManagedKind::Secret, "b-config"),
+            (ManagedKind::Role, "a-config"),
+            (ManagedKind::Secret, "a-config-loader"),
         ] {
             assert_eq!(
                 Subsystem::of_existing(agent, kind, name, &BTreeMap::new()),

@@ -51,7 +51,9 @@ pub struct Plan {
     /// Discovery's and rendering's rejections, sorted.
     pub rejections: Vec<Rejection>,
     /// What the runtime does differently from what the objects ask for, sorted: Reason
-    /// `AlloyDifference` ([`crate::alloy::warnings`]). The objects still run.
+    /// `AlloyDifference` ([`crate::alloy::warnings`]), and settings the operator no longer
+    /// uses, Reason `UnusedSetting` ([`workloads::pod_template::unused_settings`]). The
+    /// objects still run.
     pub warnings: Vec<Rejection>,
     /// The agent's status and its entries in the instances and Integrations it selects.
     pub status: DesiredStatus,
@@ -505,6 +507,12 @@ pub fn plan_with_metrics(
         );
     }
 
+    // The config loader may read the config Secrets just planned, and no other (issue 35).
+    for rbac in workloads::loader_rbac::objects(h, opts, &p.objects) {
+        p.objects
+            .push(PlannedObject::new(Subsystem::ConfigLoader, rbac));
+    }
+
     let workloads = workloads::plan(h, opts, &integrations);
     p.rejections.extend(workloads.rejections);
     p.objects.extend(workloads.objects);
@@ -513,7 +521,9 @@ pub fn plan_with_metrics(
     p.rejections.sort();
     p.rejections.dedup();
     let mut status = crate::status::desired(selected, &p.rejections, p.objects.len());
-    let warnings = crate::alloy::warnings(selected);
+    let mut warnings = crate::alloy::warnings(selected);
+    warnings.extend(workloads::pod_template::unused_settings(selected));
+    warnings.sort();
     status
         .agent
         .conditions

@@ -66,6 +66,9 @@ pub enum Reason {
     /// Runtime alloy: a setting Alloy does not use, and what it does instead (a warning: the
     /// object runs).
     AlloyDifference,
+    /// A setting this operator accepts but no longer uses, and what it does instead (a
+    /// warning: the object runs), e.g. `spec.configReloaderImage`.
+    UnusedSetting,
 }
 
 impl Reason {
@@ -95,6 +98,7 @@ impl Reason {
             Reason::AgentSettingUnusable => "AgentSettingUnusable",
             Reason::AlloyRefuses => "AlloyRefuses",
             Reason::AlloyDifference => "AlloyDifference",
+            Reason::UnusedSetting => "UnusedSetting",
         }
     }
 

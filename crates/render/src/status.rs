@@ -141,20 +141,29 @@ pub fn planned_condition(
     }
 }
 
-/// `RuntimeDifferences=True` naming the first `warnings` (what Alloy does differently), or
-/// `None` when there is none.
+/// `RuntimeDifferences=True` naming the first `warnings` (what Alloy does differently, the
+/// settings the operator no longer uses), or `None` when there is none. Its reason is
+/// `AlloyDifference` when every warning is Alloy's, `UnusedSetting` otherwise.
 pub fn runtime_differences(warnings: &[Rejection], generation: Option<i64>) -> Option<Condition> {
     if warnings.is_empty() {
         return None;
     }
+    let alloy_only = warnings
+        .iter()
+        .all(|w| w.reason == crate::rejection::Reason::AlloyDifference);
     let listed: Vec<String> = warnings
         .iter()
         .take(REJECTIONS_IN_MESSAGE)
         .map(ToString::to_string)
         .collect();
     let mut message = format!(
-        "{} settings Alloy does not use (the objects run): {}",
+        "{} settings {} (the objects run): {}",
         warnings.len(),
+        if alloy_only {
+            "Alloy does not use"
+        } else {
+            "the pods do not use"
+        },
         listed.join("; ")
     );
     let more = warnings.len().saturating_sub(REJECTIONS_IN_MESSAGE);
@@ -164,7 +173,11 @@ pub fn runtime_differences(warnings: &[Rejection], generation: Option<i64>) -> O
     Some(planned_condition(
         condition::RUNTIME_DIFFERENCES,
         true,
-        reason::ALLOY_DIFFERENCE,
+        if alloy_only {
+            reason::ALLOY_DIFFERENCE
+        } else {
+            reason::UNUSED_SETTING
+        },
         message,
         generation,
     ))

@@ -842,6 +842,10 @@ fn check_object(object: &DesiredObject) -> Result<(), TestCaseError> {
         DesiredObject::StatefulSet(o) => round_trips::<StatefulSet>(o, &what),
         DesiredObject::DaemonSet(o) => round_trips::<DaemonSet>(o, &what),
         DesiredObject::Deployment(o) => round_trips::<Deployment>(o, &what),
+        DesiredObject::Role(o) => round_trips::<k8s_openapi::api::rbac::v1::Role>(o, &what),
+        DesiredObject::RoleBinding(o) => {
+            round_trips::<k8s_openapi::api::rbac::v1::RoleBinding>(o, &what)
+        }
     }
 }
 

@@ -33,10 +33,12 @@ fn main() {
     );
 }
 
-/// The literal env (name, value) of one container; `valueFrom` entries are left out.
+/// The literal env (name, value) of one container; `valueFrom` entries and the agent's
+/// `AGENT_DEPLOY_MODE` (no sharding variable) are left out.
 type Env = Vec<(String, String)>;
 
-/// Every metrics StatefulSet of `plan`: (name, shard label, env of each container).
+/// Every metrics StatefulSet of `plan`: (name, shard label, env of each container: the config
+/// loader's init container, its sidecar and the agent).
 fn shard_envs(plan: &Plan) -> Vec<(String, u32, Vec<Env>)> {
     let mut out = Vec::new();
     for object in &plan.objects {
@@ -53,12 +55,15 @@ fn shard_envs(plan: &Plan) -> Vec<(String, u32, Vec<Env>)> {
             .and_then(|s| s.template.spec.as_ref())
             .expect("pod spec");
         let envs = pod
-            .containers
+            .init_containers
             .iter()
+            .flatten()
+            .chain(&pod.containers)
             .map(|c| {
                 c.env
                     .iter()
                     .flatten()
+                    .filter(|e| e.name != "AGENT_DEPLOY_MODE")
                     .filter_map(|e| e.value.clone().map(|v| (e.name.clone(), v)))
                     .collect()
             })
@@ -77,14 +82,10 @@ fn consistent_shards_get_their_own_bucket_regex_after_shard_and_shards() {
     let shards = shard_envs(&out.plans[0]);
     assert_eq!(shards.len(), 3);
     for (name, shard, containers) in shards {
-        assert_eq!(containers.len(), 2, "{name}: reloader and agent");
+        assert_eq!(containers.len(), 3, "{name}: loader, reloader and agent");
         for env in containers {
             let names: Vec<&str> = env.iter().map(|(n, _)| n.as_str()).collect();
-            assert_eq!(
-                names,
-                ["AGENT_DEPLOY_MODE", "SHARD", "SHARDS", SHARD_BUCKETS_ENV],
-                "{name}"
-            );
+            assert_eq!(names, ["SHARD", "SHARDS", SHARD_BUCKETS_ENV], "{name}");
             let values: BTreeMap<_, _> = env.into_iter().collect();
             assert_eq!(values["SHARD"], shard.to_string());
             assert_eq!(values[SHARD_BUCKETS_ENV], shard_buckets_regex(shard, 3));
@@ -126,7 +127,7 @@ fn q1_default_strategy_renders_exactly_upstreams_rules_and_env() {
         for (name, _, containers) in shard_envs(plan) {
             for env in containers {
                 let names: Vec<&str> = env.iter().map(|(n, _)| n.as_str()).collect();
-                assert_eq!(names, ["AGENT_DEPLOY_MODE", "SHARD", "SHARDS"], "{name}");
+                assert_eq!(names, ["SHARD", "SHARDS"], "{name}");
             }
         }
     }

@@ -368,7 +368,6 @@ fn q12_kept_integration_pods_are_not_privileged_and_get_shards() {
         assert_eq!(
             volume_names(spec),
             [
-                "config",
                 "config-out",
                 "secrets",
                 &format!("{name}-wal"),
@@ -403,23 +402,45 @@ fn logs_daemonset_is_privileged_with_host_paths() {
     );
     assert_eq!(
         volume_names(spec),
+        ["config-out", "secrets", "varlog", "dockerlogs", "data"]
+    );
+    // The loader reads the logs config Secret (no volume of it), with the pod's variables.
+    let loader_args = |c: &Container| c.args.clone().expect("args");
+    assert_eq!(
+        loader_args(reloader),
         [
-            "config",
-            "config-out",
-            "secrets",
-            "varlog",
-            "dockerlogs",
-            "data"
+            "config-loader",
+            "--namespace=$(POD_NAMESPACE)",
+            "--secret=agent-logs-config",
+            "--output=/var/lib/grafana-agent/config/agent.yml",
+            "--reload-url=http://127.0.0.1:8080/-/reload",
+            "--listen-address=0.0.0.0:8079",
         ]
     );
-    let config = &spec.volumes.as_ref().expect("volumes")[0];
+    let init = &spec.init_containers.as_deref().expect("init containers")[0];
     assert_eq!(
-        config
-            .secret
-            .as_ref()
-            .and_then(|s| s.secret_name.as_deref()),
-        Some("agent-logs-config")
+        loader_args(init),
+        [
+            "config-loader",
+            "--namespace=$(POD_NAMESPACE)",
+            "--secret=agent-logs-config",
+            "--output=/var/lib/grafana-agent/config/agent.yml",
+            "--once",
+        ]
     );
+    for loader in [reloader, init] {
+        assert_eq!(
+            env_names(loader),
+            ["POD_NAME", "POD_NAMESPACE", "HOSTNAME", "SHARD"]
+        );
+        let mounts: Vec<&str> = loader
+            .volume_mounts
+            .iter()
+            .flatten()
+            .map(|m| m.name.as_str())
+            .collect();
+        assert_eq!(mounts, ["config-out"]);
+    }
     assert_eq!(
         env_names(agent),
         ["POD_NAME", "AGENT_DEPLOY_MODE", "HOSTNAME", "SHARD"]
@@ -449,7 +470,7 @@ fn q29_kept_empty_storage_gives_an_empty_claim_template() {
         assert_eq!(claim_spec.resources, None);
         // No WAL volume: the claim provides it.
         let pod = spec.template.spec.as_ref().expect("pod");
-        assert_eq!(volume_names(pod), ["config", "config-out", "secrets"]);
+        assert_eq!(volume_names(pod), ["config-out", "secrets"]);
     }
 }
 
@@ -541,32 +562,41 @@ fn workload_annotations_drop_kubectl_ones() {
     );
 }
 
+/// The agent's image follows `version` and `image`; the config loader's (init container and
+/// sidecar) is the operator's `--config-loader-image` whatever the spec says
+/// (`configReloaderImage`/`Version` are no longer used).
 #[test]
 fn images_default_and_follow_versions() {
     let cases = [
-        (
-            "",
-            "grafana/agent:v0.44.8",
-            "quay.io/prometheus-operator/prometheus-config-reloader:v0.67.1",
-        ),
+        ("", "grafana/agent:v0.44.8"),
         (
             "  version: v1.2.3\n  configReloaderVersion: v9.9.9\n",
             "grafana/agent:v1.2.3",
-            "quay.io/prometheus-operator/prometheus-config-reloader:v9.9.9",
         ),
         (
             "  version: v1.2.3\n  image: my/agent:x\n  configReloaderImage: my/reloader:y\n",
             "my/agent:x",
-            "my/reloader:y",
         ),
     ];
-    for (spec, agent_image, reloader_image) in cases {
-        let p = plan(&format!("{AGENT}{spec}{METRICS_INSTANCE}"));
-        let pod = pod_spec(find(&p, "StatefulSet", "agent"));
-        assert_eq!(pod.containers[0].name, "config-reloader");
-        assert_eq!(pod.containers[0].image.as_deref(), Some(reloader_image));
-        assert_eq!(pod.containers[1].name, "grafana-agent");
-        assert_eq!(pod.containers[1].image.as_deref(), Some(agent_image));
+    let custom = PlanOptions {
+        config_loader_image: "registry.example/agent-operator:1.2".to_owned(),
+        ..PlanOptions::default()
+    };
+    for (spec, agent_image) in cases {
+        for (opts, loader_image) in [
+            (PlanOptions::default(), "agent-operator:0.1.0"),
+            (custom.clone(), "registry.example/agent-operator:1.2"),
+        ] {
+            let (_, p) = plan_with(&format!("{AGENT}{spec}{METRICS_INSTANCE}"), &opts);
+            let pod = pod_spec(find(&p, "StatefulSet", "agent"));
+            assert_eq!(pod.containers[0].name, "config-reloader");
+            assert_eq!(pod.containers[0].image.as_deref(), Some(loader_image));
+            assert_eq!(pod.containers[1].name, "grafana-agent");
+            assert_eq!(pod.containers[1].image.as_deref(), Some(agent_image));
+            let init = pod.init_containers.as_deref().expect("init containers");
+            assert_eq!(init[0].name, "config-loader-init");
+            assert_eq!(init[0].image.as_deref(), Some(loader_image));
+        }
     }
 }
 
@@ -849,7 +879,9 @@ fn every_object_round_trips_through_the_k8s_openapi_types() {
             DesiredObject::Deployment(_) => DesiredObject::Deployment(
                 serde_json::from_value::<Deployment>(json).expect("Deployment"),
             ),
-            DesiredObject::Secret(_) => unreachable!("workloads plan no Secret"),
+            DesiredObject::Secret(_) | DesiredObject::Role(_) | DesiredObject::RoleBinding(_) => {
+                unreachable!("workloads plan no {}", o.kind())
+            }
         };
         assert_eq!(&back, o, "{} {}", o.kind(), o.name());
     }
@@ -916,7 +948,7 @@ fn an_integrations_wal_volume_name_too_long_rejects_that_workload() {
 #[test]
 fn user_volumes_that_collide_with_the_operators_are_rejected() {
     let spec = r#"  volumes:
-  - {name: config, emptyDir: {}}
+  - {name: config-out, emptyDir: {}}
   - {name: mine, emptyDir: {}}
   - {name: mine, emptyDir: {}}
   - {name: Not_Valid, emptyDir: {}}
@@ -1198,6 +1230,8 @@ stringData: {a-good: a, b-bad-name: b, c-bad-config: c, d-later: d, e-all-nodes:
         names,
         [
             ("Secret", "agent-secrets"),
+            ("Role", "agent-config-loader"),
+            ("RoleBinding", "agent-config-loader"),
             ("Secret", "agent-integrations-deploy-config"),
             ("Deployment", "agent-integrations-deploy"),
         ]
@@ -1322,5 +1356,217 @@ fn shards_and_replicas_beyond_the_bound_are_refused_and_the_rest_is_planned() {
         }];
         let deleted = workloads::objects_to_delete(&discovery.hierarchy, &plan.objects, &running);
         assert!(deleted.is_empty(), "{deleted:?}");
+    }
+}
+
+// ---- the config loader's grant (issue 35) ----
+
+/// The full plan (config Secrets included) of the agent in `yaml`.
+fn full_plan(yaml: &str) -> render::plan::Plan {
+    let mut loader = Loader::new();
+    loader.add_source("test.yaml", yaml);
+    let store = loader.finish().store;
+    let discovery = discover(store.agents().next().expect("a GrafanaAgent"), &store);
+    render::plan::plan(&discovery, &PlanOptions::default())
+}
+
+/// Per agent, a Role that may read exactly its config Secrets (get, list, watch: the loader
+/// watches its head by name) and a binding of it to the pods' ServiceAccount: no other
+/// Secret, no other verb. Applied right after the assets Secret, before any config Secret.
+#[test]
+fn the_config_loader_may_read_the_agents_config_secrets_and_nothing_else() {
+    let p = full_plan(&format!(
+        "{AGENT}  serviceAccountName: grafana-agent\n{}",
+        everything("").trim_start()
+    ));
+    assert!(p.rejections.is_empty(), "{:?}", p.rejections);
+    let kinds: Vec<(&str, &str)> = p
+        .objects
+        .iter()
+        .take(3)
+        .map(|o| (o.kind().as_str(), o.name()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("Secret", "agent-secrets"),
+            ("Role", "agent-config-loader"),
+            ("RoleBinding", "agent-config-loader"),
+        ]
+    );
+    let role = p
+        .objects
+        .iter()
+        .find_map(|o| match &o.object {
+            DesiredObject::Role(r) => Some(r),
+            _ => None,
+        })
+        .expect("the Role");
+    let rules = role.rules.as_deref().expect("rules");
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].api_groups.as_deref(), Some(&[String::new()][..]));
+    assert_eq!(
+        rules[0].resources.as_deref(),
+        Some(&["secrets".to_owned()][..])
+    );
+    assert_eq!(rules[0].verbs, ["get", "list", "watch"]);
+    let config_secrets: Vec<&str> = p
+        .objects
+        .iter()
+        .filter(|o| o.kind().as_str() == "Secret" && o.name() != "agent-secrets")
+        .map(PlannedObject::name)
+        .collect();
+    let mut granted: Vec<&str> = rules[0]
+        .resource_names
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    granted.sort_unstable();
+    assert_eq!(
+        granted,
+        [
+            "agent-config",
+            "agent-integrations-deploy-config",
+            "agent-integrations-ds-config",
+            "agent-logs-config",
+        ]
+    );
+    let mut planned = config_secrets.clone();
+    planned.sort_unstable();
+    assert_eq!(granted, planned, "exactly the planned config Secrets");
+
+    let binding = p
+        .objects
+        .iter()
+        .find_map(|o| match &o.object {
+            DesiredObject::RoleBinding(b) => Some(b),
+            _ => None,
+        })
+        .expect("the RoleBinding");
+    assert_eq!(
+        (
+            binding.role_ref.kind.as_str(),
+            binding.role_ref.name.as_str()
+        ),
+        ("Role", "agent-config-loader")
+    );
+    let subjects = binding.subjects.as_deref().expect("subjects");
+    assert_eq!(subjects.len(), 1);
+    assert_eq!(
+        (
+            subjects[0].kind.as_str(),
+            subjects[0].name.as_str(),
+            subjects[0].namespace.as_deref()
+        ),
+        ("ServiceAccount", "grafana-agent", Some("monitoring"))
+    );
+    for meta in [&role.metadata, &binding.metadata] {
+        let labels = meta.labels.as_ref().expect("labels");
+        assert_eq!(
+            labels
+                .get("app.kubernetes.io/managed-by")
+                .map(String::as_str),
+            Some("grafana-agent-operator")
+        );
+        assert_eq!(
+            labels
+                .get(render::desired::SUBSYSTEM_LABEL)
+                .map(String::as_str),
+            Some("config-loader")
+        );
+        let owner = &meta.owner_references.as_deref().expect("owner")[0];
+        assert_eq!(owner.controller, Some(true));
+    }
+
+    // Without serviceAccountName the pods run as the namespace's `default`.
+    let p = full_plan(&format!("{AGENT}{LOGS_INSTANCE}"));
+    let binding = p
+        .objects
+        .iter()
+        .find_map(|o| match &o.object {
+            DesiredObject::RoleBinding(b) => Some(b),
+            _ => None,
+        })
+        .expect("the RoleBinding");
+    assert_eq!(
+        binding.subjects.as_deref().expect("subjects")[0].name,
+        "default"
+    );
+}
+
+/// A Role without resourceNames would grant every Secret of the namespace: an agent with no
+/// config gets none, and an existing one is pruned; while any subsystem runs, a plan without
+/// the Role (not built) keeps the existing one.
+#[test]
+fn no_config_no_grant() {
+    let p = full_plan(AGENT);
+    let kinds: Vec<&str> = p.objects.iter().map(|o| o.kind().as_str()).collect();
+    assert_eq!(kinds, ["Secret"], "the assets Secret alone");
+
+    let h = hierarchy(AGENT);
+    let cluster = vec![
+        existing("Role", "monitoring", "agent-config-loader", UID, true),
+        existing(
+            "RoleBinding",
+            "monitoring",
+            "agent-config-loader",
+            UID,
+            true,
+        ),
+    ];
+    assert_eq!(
+        deleted(&h, &[], &cluster),
+        [
+            "Role monitoring/agent-config-loader",
+            "RoleBinding monitoring/agent-config-loader"
+        ]
+    );
+    let h = hierarchy(&format!("{AGENT}{LOGS_INSTANCE}"));
+    assert!(deleted(&h, &[], &cluster).is_empty());
+}
+
+/// `spec.configReloaderImage`/`Version` no longer choose anything: each is a warning on its
+/// field (Reason `UnusedSetting`, a `RuntimeDifferences` condition), with either runtime, and
+/// the objects run.
+#[test]
+fn the_config_reloader_image_fields_are_warned_about() {
+    for runtime in ["", "  runtime: alloy\n"] {
+        let p = full_plan(&format!(
+            "{AGENT}{runtime}  configReloaderImage: my/reloader:y\n  configReloaderVersion: v9\n{METRICS_INSTANCE}"
+        ));
+        assert!(p.rejections.is_empty(), "{:?}", p.rejections);
+        let warnings: Vec<String> = p
+            .warnings
+            .iter()
+            .filter(|w| w.reason == render::rejection::Reason::UnusedSetting)
+            .map(|w| format!("{} {}", w.object, w.field.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "GrafanaAgent monitoring/agent spec.configReloaderImage",
+                "GrafanaAgent monitoring/agent spec.configReloaderVersion",
+            ]
+        );
+        let condition = p
+            .status
+            .agent
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "RuntimeDifferences")
+            .expect("the RuntimeDifferences condition");
+        assert_eq!(condition.reason, "UnusedSetting");
+        assert!(
+            condition
+                .message
+                .contains("spec.configReloaderImage: is not used"),
+            "{}",
+            condition.message
+        );
+        assert!(
+            p.objects.iter().any(|o| o.name() == "agent"),
+            "the StatefulSet runs"
+        );
     }
 }

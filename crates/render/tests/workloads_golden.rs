@@ -48,6 +48,12 @@ fn workloads_cases_round_trip_and_are_controlled() {
                 DesiredObject::Deployment(_) => {
                     DesiredObject::Deployment(serde_json::from_value(json).expect(&what))
                 }
+                DesiredObject::Role(_) => {
+                    DesiredObject::Role(serde_json::from_value(json).expect(&what))
+                }
+                DesiredObject::RoleBinding(_) => {
+                    DesiredObject::RoleBinding(serde_json::from_value(json).expect(&what))
+                }
             };
             assert_eq!(&back, object, "{what}");
             let refs = object

@@ -97,7 +97,8 @@ pub struct Cluster {
 /// Every kind `render` reads, for `kubectl get`.
 const INPUT_KINDS: &str = "namespaces,secrets,configmaps,grafanaagents,metricsinstances,logsinstances,podlogs,integrations,servicemonitors,podmonitors,probes";
 /// Every kind the operator creates.
-const OUTPUT_KINDS: &str = "secrets,services,statefulsets,daemonsets,deployments";
+const OUTPUT_KINDS: &str =
+    "secrets,services,statefulsets,daemonsets,deployments,roles,rolebindings";
 const MANAGED: &str = "app.kubernetes.io/managed-by=grafana-agent-operator";
 
 /// Write requests by `(verb, resource)`, `resource` with its subresource (`grafanaagents/status`).
@@ -406,7 +407,10 @@ impl Cluster {
                     .into_iter()
                     .flatten()
                     .map(|(key, value)| {
-                        (key.clone(), decode_base64_bytes(value.as_str().unwrap_or_default()))
+                        (
+                            key.clone(),
+                            decode_base64_bytes(value.as_str().unwrap_or_default()),
+                        )
                     })
                     .collect(),
             )

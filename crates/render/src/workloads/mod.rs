@@ -6,6 +6,7 @@
 //! * [`metrics`]: the governing Service and the shard StatefulSets (spec 3.6);
 //! * [`logs`]: the logs DaemonSet (spec 3.7);
 //! * [`integrations`]: the integrations Deployment and DaemonSet (spec 3.8);
+//! * [`loader_rbac`]: the config loader's Role and RoleBinding (issue 35);
 //! * [`prune`]: which existing objects the controller deletes (spec 3.9, Q10 fixed).
 //!
 //! Bad input never yields an object the API server would refuse: the subsystem whose object
@@ -14,6 +15,7 @@
 
 pub mod integrations;
 pub mod labels;
+pub mod loader_rbac;
 pub mod logs;
 pub mod metrics;
 pub mod pod_template;

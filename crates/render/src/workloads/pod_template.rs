@@ -1,6 +1,12 @@
-//! The pod template every workload shares (spec 3.5): the config-reloader and grafana-agent
-//! containers, their volumes, mounts and env, the agent's pod fields, then the
-//! `spec.containers` patch.
+//! The pod template every workload shares (spec 3.5): the config loader (the init container
+//! `config-loader-init` and the sidecar `config-reloader`) and the grafana-agent container,
+//! their volumes, mounts and env, the agent's pod fields, then the `spec.containers` patch.
+//!
+//! The config loader is the operator's own binary (`agent-operator config-loader`, issue 35):
+//! it reads the workload's config Secrets through the API (the per-agent Role
+//! [`super::loader_rbac`] grants exactly those), assembles the config, substitutes the
+//! operator's variables and writes the file the agent reads; the init container does it once
+//! before the agent starts, the sidecar on every change, then asks the agent to reload.
 //!
 //! Every volume and mount remembers where it came from, so that a name or path conflict is
 //! reported on the field that introduced it, and no template the API server would refuse is
@@ -35,16 +41,21 @@ pub const ALLOY_STORAGE_PATH: &str = crate::config::DATA_DIRECTORY;
 /// The agent flags the static config is converted with (`--config.extra-args`): those the
 /// agent container runs with that change how the file is read.
 pub const ALLOY_EXTRA_ARGS: &str = "-enable-features=integrations-next -config.expand-env";
-pub const DEFAULT_RELOADER_VERSION: &str = "v0.67.1";
-pub const RELOADER_BASE_IMAGE: &str = "quay.io/prometheus-operator/prometheus-config-reloader";
 pub const DEFAULT_PORT_NAME: &str = "http-metrics";
 pub const AGENT_PORT: i32 = 8080;
 pub const AGENT_CONTAINER: &str = "grafana-agent";
+/// The config loader's sidecar: named as the prometheus-config-reloader container it replaces,
+/// so that users' `spec.containers` patches by name still apply to it.
 pub const RELOADER_CONTAINER: &str = "config-reloader";
+/// The config loader's init container: the agent starts only once a complete config is written.
+pub const LOADER_INIT_CONTAINER: &str = "config-loader-init";
+/// The port of the sidecar's `GET /ready` (its readiness probe), on every interface of the pod.
+pub const CONFIG_LOADER_PORT: i32 = 8079;
+/// The file the loader writes and the agent reads.
+pub const CONFIG_FILE: &str = "/var/lib/grafana-agent/config/agent.yml";
 /// How long pods get to flush their WAL on shutdown.
 pub const TERMINATION_GRACE_PERIOD_SECONDS: i64 = 4800;
 
-pub const CONFIG_IN_PATH: &str = "/var/lib/grafana-agent/config-in";
 pub const CONFIG_OUT_PATH: &str = "/var/lib/grafana-agent/config";
 pub const EXTRA_SECRETS_PATH: &str = "/var/lib/grafana-agent/extra-secrets";
 pub const EXTRA_CONFIG_MAPS_PATH: &str = "/var/lib/grafana-agent/extra-configmaps";
@@ -193,13 +204,29 @@ pub fn agent_image(h: &Hierarchy) -> String {
     })
 }
 
-pub fn reloader_image(h: &Hierarchy) -> String {
+/// The settings of `h`'s agent the pods no longer use, each a warning on its field (Reason
+/// `UnusedSetting`; the objects run): `spec.configReloaderImage` and
+/// `spec.configReloaderVersion` chose the prometheus-config-reloader image, which the
+/// operator's config loader replaces.
+pub fn unused_settings(h: &Hierarchy) -> Vec<Rejection> {
     let spec = &h.agent.spec;
-    non_empty(&spec.config_reloader_image).unwrap_or_else(|| {
-        let version = non_empty(&spec.config_reloader_version)
-            .unwrap_or_else(|| DEFAULT_RELOADER_VERSION.to_owned());
-        format!("{RELOADER_BASE_IMAGE}:{version}")
+    [
+        ("spec.configReloaderImage", &spec.config_reloader_image),
+        ("spec.configReloaderVersion", &spec.config_reloader_version),
+    ]
+    .into_iter()
+    .filter(|(_, value)| non_empty(value).is_some())
+    .map(|(field, _)| {
+        Rejection::new(
+            h.agent_ref(),
+            Reason::UnusedSetting,
+            field.to_owned(),
+            format!(
+                "is not used: the {RELOADER_CONTAINER} container runs the operator's config loader from the operator's own image (its --config-loader-image), not prometheus-config-reloader; remove the field"
+            ),
+        )
     })
+    .collect()
 }
 
 fn agent_args(h: &Hierarchy) -> Vec<String> {
@@ -250,16 +277,65 @@ fn alloy_args(h: &Hierarchy) -> Vec<String> {
     args
 }
 
-fn reloader_args() -> Vec<String> {
-    [
-        "--config-file=/var/lib/grafana-agent/config-in/agent.yml",
-        "--config-envsubst-file=/var/lib/grafana-agent/config/agent.yml",
-        "--watch-interval=1m",
-        "--statefulset-ordinal-from-envvar=POD_NAME",
-        "--reload-url=http://127.0.0.1:8080/-/reload",
-    ]
-    .map(String::from)
-    .to_vec()
+/// The config loader's arguments, reading the head Secret `secret` (the workload's config
+/// Secret) in the pod's namespace: once (the init container), or for good, asking the agent
+/// to reload after each change and answering its readiness probe (the sidecar). Grafana Agent
+/// and Alloy both serve `/-/reload` on the agent port.
+fn loader_args(secret: &str, once: bool) -> Vec<String> {
+    let mut args = vec![
+        "config-loader".to_owned(),
+        "--namespace=$(POD_NAMESPACE)".to_owned(),
+        format!("--secret={secret}"),
+        format!("--output={CONFIG_FILE}"),
+    ];
+    if once {
+        args.push("--once".to_owned());
+    } else {
+        args.push(format!(
+            "--reload-url=http://127.0.0.1:{AGENT_PORT}/-/reload"
+        ));
+        args.push(format!("--listen-address=0.0.0.0:{CONFIG_LOADER_PORT}"));
+    }
+    args
+}
+
+/// A config loader container (the init container or the sidecar) reading `secret`: the
+/// operator's image, only the config-out volume, no privilege.
+fn loader_container(
+    cx: &AgentContext<'_>,
+    name: &str,
+    secret: &str,
+    once: bool,
+    env: Vec<EnvVar>,
+) -> Container {
+    Container {
+        name: name.to_owned(),
+        image: Some(cx.opts.config_loader_image.clone()),
+        args: Some(loader_args(secret, once)),
+        env: Some(env),
+        volume_mounts: Some(vec![mount("config-out", CONFIG_OUT_PATH, false)]),
+        readiness_probe: (!once).then(|| Probe {
+            http_get: Some(HTTPGetAction {
+                path: Some("/ready".to_owned()),
+                port: IntOrString::Int(CONFIG_LOADER_PORT),
+                ..Default::default()
+            }),
+            timeout_seconds: Some(3),
+            period_seconds: Some(5),
+            ..Default::default()
+        }),
+        security_context: Some(SecurityContext {
+            allow_privilege_escalation: Some(false),
+            read_only_root_filesystem: Some(true),
+            capabilities: Some(Capabilities {
+                drop: Some(vec!["ALL".to_owned()]),
+                add: None,
+            }),
+            ..Default::default()
+        }),
+        termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
+        ..Default::default()
+    }
 }
 
 /// An env var read from the pod's own fields.
@@ -314,11 +390,10 @@ pub fn mount(name: &str, path: &str, read_only: bool) -> VolumeMount {
     }
 }
 
-/// The volumes every pod has first: config (the Secret `<template>-config`), config-out and
-/// the assets Secret.
-fn base_volumes(h: &Hierarchy, template_name: &str) -> Vec<Volume> {
+/// The volumes every pod has first: config-out (the config the loader writes) and the assets
+/// Secret. The config Secrets are no volume: the loader reads them through the API.
+fn base_volumes(h: &Hierarchy) -> Vec<Volume> {
     vec![
-        secret_volume("config", &format!("{template_name}-config")),
         empty_dir_volume("config-out", EmptyDirVolumeSource::default()),
         secret_volume("secrets", &assets_secret_name(h.agent_name())),
     ]
@@ -326,7 +401,6 @@ fn base_volumes(h: &Hierarchy, template_name: &str) -> Vec<Volume> {
 
 fn base_mounts() -> Vec<VolumeMount> {
     vec![
-        mount("config", CONFIG_IN_PATH, true),
         mount("config-out", CONFIG_OUT_PATH, false),
         mount("secrets", ASSETS_MOUNT_PATH, true),
     ]
@@ -421,7 +495,7 @@ pub struct Reserved {
 }
 
 pub fn reserved(h: &Hierarchy) -> Reserved {
-    let volume_names = base_volumes(h, h.agent_name())
+    let volume_names = base_volumes(h)
         .into_iter()
         .map(|v| v.name)
         .chain(agent_volumes(h).into_iter().map(|v| v.item.name))
@@ -567,10 +641,8 @@ pub fn pod_template(
     }
     rejections.extend(check_metadata(cx));
 
-    let mut volumes: Vec<Sourced<Volume>> = base_volumes(h, template_name)
-        .into_iter()
-        .map(Sourced::operator)
-        .collect();
+    let mut volumes: Vec<Sourced<Volume>> =
+        base_volumes(h).into_iter().map(Sourced::operator).collect();
     volumes.extend(options.volumes);
     volumes.extend(agent_volumes(h));
     rejections.extend(check_volumes(cx, &volumes));
@@ -587,6 +659,11 @@ pub fn pod_template(
     rejections.extend(check_mounts(cx, &mounts, &mountable));
 
     let volume_mounts: Vec<VolumeMount> = mounts.into_iter().map(|m| m.item).collect();
+    let mut loader_env = vec![
+        field_env("POD_NAME", "metadata.name"),
+        field_env("POD_NAMESPACE", "metadata.namespace"),
+    ];
+    loader_env.extend(options.env.iter().cloned());
     let mut env = vec![
         field_env("POD_NAME", "metadata.name"),
         match runtime(h) {
@@ -597,23 +674,15 @@ pub fn pod_template(
     env.extend(options.env);
 
     let port_name = cx.port_name();
-    let reloader = Container {
-        name: RELOADER_CONTAINER.to_owned(),
-        image: Some(reloader_image(h)),
-        args: Some(reloader_args()),
-        env: Some(env.clone()),
-        volume_mounts: Some(volume_mounts.clone()),
-        security_context: Some(SecurityContext {
-            allow_privilege_escalation: Some(false),
-            read_only_root_filesystem: Some(true),
-            capabilities: Some(Capabilities {
-                drop: Some(vec!["ALL".to_owned()]),
-                add: None,
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
+    let config_secret = format!("{template_name}-config");
+    let loader_init = loader_container(
+        cx,
+        LOADER_INIT_CONTAINER,
+        &config_secret,
+        true,
+        loader_env.clone(),
+    );
+    let reloader = loader_container(cx, RELOADER_CONTAINER, &config_secret, false, loader_env);
     let agent = Container {
         name: AGENT_CONTAINER.to_owned(),
         image: Some(agent_image(h)),
@@ -681,8 +750,12 @@ pub fn pod_template(
             containers,
             image_pull_secrets: (!spec.image_pull_secrets.is_empty())
                 .then(|| spec.image_pull_secrets.clone()),
-            init_containers: (!spec.init_containers.is_empty())
-                .then(|| spec.init_containers.clone()),
+            // The loader first: the user's init containers (and the agent) find the config.
+            init_containers: Some(
+                std::iter::once(loader_init)
+                    .chain(spec.init_containers.iter().cloned())
+                    .collect(),
+            ),
             security_context: spec.security_context.clone(),
             service_account_name: non_empty(&spec.service_account_name),
             node_selector: (!spec.node_selector.is_empty()).then(|| spec.node_selector.clone()),
@@ -735,7 +808,8 @@ fn check_patch_mounts(cx: &AgentContext<'_>, mountable: &BTreeSet<String>) -> Ve
 /// the pod's containers.
 fn check_init_containers(cx: &AgentContext<'_>) -> Vec<Rejection> {
     let spec = &cx.h.agent.spec;
-    let mut names: BTreeSet<&str> = [RELOADER_CONTAINER, AGENT_CONTAINER].into();
+    let mut names: BTreeSet<&str> =
+        [LOADER_INIT_CONTAINER, RELOADER_CONTAINER, AGENT_CONTAINER].into();
     names.extend(spec.containers.iter().map(|c| c.name.as_str()));
     let mut rejections = Vec::new();
     for (i, c) in spec.init_containers.iter().enumerate() {

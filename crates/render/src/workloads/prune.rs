@@ -31,10 +31,12 @@ pub struct ExistingObject {
     pub owner_references: Vec<OwnerReference>,
 }
 
-/// Whether the subsystem should run: it has instances or integrations.
-fn enabled(h: &Hierarchy, s: Subsystem) -> bool {
+/// Whether the subsystem should run: it has instances or integrations (the config loader's
+/// grant: any of them does).
+pub fn enabled(h: &Hierarchy, s: Subsystem) -> bool {
     match s {
         Subsystem::Shared => true,
+        Subsystem::ConfigLoader => Subsystem::WITH_CONFIG.into_iter().any(|s| enabled(h, s)),
         Subsystem::Metrics => !h.metrics.is_empty(),
         Subsystem::Logs => !h.logs.is_empty(),
         Subsystem::IntegrationsDeployment => h.integrations.iter().any(|i| !i.spec.type_.all_nodes),
