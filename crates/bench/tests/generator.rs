@@ -215,7 +215,8 @@ fn an_agent_whose_config_passes_one_mebibyte_compressed_gets_it_in_segments() {
         .iter()
         .filter_map(|o| match &o.object {
             render::desired::DesiredObject::Secret(s)
-                if o.name() == "agent-0-config" || config.segments.iter().any(|n| n == o.name()) =>
+                if o.name() == "agent-0-config"
+                    || config.segments.iter().any(|n| n == o.name()) =>
             {
                 let bytes = s.data.iter().flatten().map(|(_, v)| v.0.len()).sum();
                 Some((o.name(), bytes))
@@ -227,7 +228,10 @@ fn an_agent_whose_config_passes_one_mebibyte_compressed_gets_it_in_segments() {
     let stored: usize = secrets.iter().map(|(_, bytes)| bytes).sum();
     assert!(stored > render::desired::SECRET_SIZE_LIMIT, "{secrets:?}");
     for (name, bytes) in &secrets {
-        assert!(*bytes <= render::desired::SECRET_SIZE_LIMIT, "{name}: {bytes}");
+        assert!(
+            *bytes <= render::desired::SECRET_SIZE_LIMIT,
+            "{name}: {bytes}"
+        );
     }
     // The head comes after its segments, and everything else is planned too.
     let names: Vec<&str> = plan.objects.iter().map(|o| o.name()).collect();

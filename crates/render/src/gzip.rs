@@ -260,10 +260,7 @@ fn compress_segment(primer: &[u8], piece: &[u8]) -> io::Result<Segment> {
     deflate_flushed(&mut compress, piece, &mut out)?;
     let mut crc = Crc::new();
     crc.update(piece);
-    Ok(Segment {
-        deflated: out,
-        crc,
-    })
+    Ok(Segment { deflated: out, crc })
 }
 
 /// Feeds all of `input` to `compress` and sync-flushes, appending the output to `out`.

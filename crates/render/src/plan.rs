@@ -18,12 +18,12 @@ use crate::desired::{
     MANAGED_BY_VALUE, PlanOptions, PlannedObject, SECRET_SIZE_LIMIT, Subsystem, assets_secret_name,
     owner_reference,
 };
-use crate::segments::{self, MANIFEST_KEY, SegmentCache, StoredSegment};
 use crate::discover::{Discovery, Hierarchy};
 use crate::expansion::{ConfigOf, Strings};
 use crate::input_ref::InputRef;
 use crate::rejection::{Reason, Rejection};
 use crate::render_cache::{MetricsConfigCache, RenderedText, render_metrics_text};
+use crate::segments::{self, MANIFEST_KEY, SegmentCache, StoredSegment};
 use crate::status::DesiredStatus;
 use crate::workloads;
 
@@ -116,8 +116,8 @@ pub fn config_secrets_data(
     chunks: &[&str],
     cache: Option<&mut SegmentCache>,
 ) -> Result<Vec<ConfigSecretData>, String> {
-    let stored =
-        segments::store(name, chunks, cache).map_err(|e| format!("Secret {name}: gzip failed: {e}"))?;
+    let stored = segments::store(name, chunks, cache)
+        .map_err(|e| format!("Secret {name}: gzip failed: {e}"))?;
     let manifest = segments::manifest_of(&stored).map(|m| segments::manifest_bytes(&m));
     let count = stored.len();
     let mut secrets = Vec::with_capacity(count);
@@ -157,7 +157,10 @@ fn segment_too_large(
     };
     let (what, fix) = if segment.text_len > segments::SEGMENT_MAX_BYTES {
         (
-            format!("{} bytes of agent.yml in one line, which cannot be cut", segment.text_len),
+            format!(
+                "{} bytes of agent.yml in one line, which cannot be cut",
+                segment.text_len
+            ),
             "shorten the value that makes this line",
         )
     } else {
@@ -345,7 +348,11 @@ impl Planner<'_> {
     ) {
         let labels = secret_labels(self.h, self.opts);
         let mut segment_names = Vec::with_capacity(secrets.len().saturating_sub(1));
-        for ConfigSecretData { name: secret_name, data } in secrets {
+        for ConfigSecretData {
+            name: secret_name,
+            data,
+        } in secrets
+        {
             let mut labels = labels.clone();
             if secret_name != name {
                 labels.insert(segments::SEGMENT_OF_LABEL.to_owned(), name.clone());
@@ -516,7 +523,8 @@ pub fn plan_with_metrics(
     let workloads = workloads::plan(h, opts, &integrations);
     p.rejections.extend(workloads.rejections);
     p.objects.extend(workloads.objects);
-    p.objects.sort_by(|a, b| write_order(a).cmp(&write_order(b)));
+    p.objects
+        .sort_by(|a, b| write_order(a).cmp(&write_order(b)));
 
     p.rejections.sort();
     p.rejections.dedup();
@@ -694,7 +702,10 @@ mod tests {
             .collect();
         assert_eq!(too_large.len(), 1, "{:#?}", p.rejections);
         let message = &too_large[0].message;
-        assert!(message.contains("in one line, which cannot be cut"), "{message}");
+        assert!(
+            message.contains("in one line, which cannot be cut"),
+            "{message}"
+        );
         let named = message
             .split_once("; its largest monitors: ")
             .map(|(_, named)| named)
@@ -738,8 +749,10 @@ mod tests {
         assert!(p.configs.is_empty());
         let messages: Vec<String> = p.rejections.iter().map(ToString::to_string).collect();
         assert!(
-            messages.iter().any(|m| m.contains("GrafanaAgent monitoring/big")
-                && m.contains("(segment 2 of 3 of big-config) would hold")),
+            messages
+                .iter()
+                .any(|m| m.contains("GrafanaAgent monitoring/big")
+                    && m.contains("(segment 2 of 3 of big-config) would hold")),
             "{messages:#?}"
         );
         assert_eq!(p.status.agent.rejected_total, 1);
@@ -795,9 +808,12 @@ mod tests {
             assert_eq!(s.metadata.owner_references.as_ref().map(Vec::len), Some(1));
         }
         let data: Vec<ConfigSecretData> = std::iter::once(secrets[secrets.len() - 1])
-            .chain(config.segments.iter().map(|name| {
-                *secrets.iter().find(|o| o.name() == name).expect("planned")
-            }))
+            .chain(
+                config
+                    .segments
+                    .iter()
+                    .map(|name| *secrets.iter().find(|o| o.name() == name).expect("planned")),
+            )
             .map(|o| match &o.object {
                 DesiredObject::Secret(s) => ConfigSecretData {
                     name: o.name().to_owned(),

@@ -41,9 +41,9 @@ use crate::config_text::{ConfigText, RenderedPart};
 use crate::discover::Hierarchy;
 use crate::discover::MetricsInstanceNode;
 use crate::expansion::{ConfigOf, Strings};
-use crate::segments::SegmentCache;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::Rejection;
+use crate::segments::SegmentCache;
 use crate::yaml::{self, YamlError};
 use kube::core::Resource;
 

@@ -581,7 +581,10 @@ mod tests {
     #[test]
     fn stored_bytes_are_gzip_above_the_threshold_and_decode_back() {
         let small = "a: 1\n";
-        assert_eq!(encode(small, small.len()).expect("encodes"), small.as_bytes());
+        assert_eq!(
+            encode(small, small.len()).expect("encodes"),
+            small.as_bytes()
+        );
         let big = config(200, 20, "ns");
         assert!(big.len() > GZIP_THRESHOLD);
         // A short segment of a large config is compressed too.
@@ -614,7 +617,11 @@ mod tests {
         let after = store("h", &[&large], Some(&mut cache)).expect("stored");
         assert!(after.len() > 1 || after[0].text_len > GZIP_THRESHOLD);
         for segment in &after {
-            assert!(segment.bytes.starts_with(&[0x1f, 0x8b]), "{}", segment.secret);
+            assert!(
+                segment.bytes.starts_with(&[0x1f, 0x8b]),
+                "{}",
+                segment.secret
+            );
         }
         let many = store("h", &[&config(3000, 20, "ns")], None).expect("stored");
         assert!(many.len() > 5);

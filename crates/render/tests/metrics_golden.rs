@@ -9,10 +9,10 @@ use std::io::Read;
 use render::desired::{
     CONFIG_KEY, DesiredObject, GZIP_THRESHOLD, PlanOptions, SECRET_SIZE_LIMIT, Subsystem,
 };
-use render::segments;
-use support::Golden;
 use render::manifest::Loader;
 use render::output::plan_all;
+use render::segments;
+use support::Golden;
 
 fn main() {
     support::run_tests(
@@ -53,9 +53,13 @@ fn many_monitors(monitors: usize, edited: Option<usize>) -> String {
 /// The config Secrets of `agent-config` (its segments then the head, in plan order, each
 /// with its `agent.yml` and `segments.json` bytes) and the rendered text.
 struct Stored {
-    secrets: Vec<(String, BTreeMap<String, Vec<u8>>, BTreeMap<String, String>)>,
+    secrets: Vec<(String, Data, Labels)>,
     text: String,
 }
+
+/// A Secret's data, its values decoded.
+type Data = BTreeMap<String, Vec<u8>>;
+type Labels = BTreeMap<String, String>;
 
 fn config_secrets(monitors: usize, edited: Option<usize>) -> Stored {
     let mut loader = Loader::new();
@@ -122,7 +126,11 @@ impl Stored {
 
 fn a_config_above_100_kib_is_stored_gzipped() {
     let stored = config_secrets(100, None);
-    assert!(stored.text.len() > GZIP_THRESHOLD, "{} bytes", stored.text.len());
+    assert!(
+        stored.text.len() > GZIP_THRESHOLD,
+        "{} bytes",
+        stored.text.len()
+    );
     for (name, data, _) in &stored.secrets {
         assert_eq!(&data[CONFIG_KEY][..2], &[0x1f, 0x8b], "gzip magic: {name}");
     }

