@@ -29,8 +29,8 @@ type Id = (String, String, String);
 type Objects = BTreeMap<Id, Value>;
 
 /// What the operators create (the kubelet objects included).
-const OUTPUTS: &str =
-    "secrets,services,statefulsets,daemonsets,deployments,endpoints,endpointslices";
+const OUTPUTS: &str = "secrets,services,statefulsets,daemonsets,deployments,roles,rolebindings,\
+     endpoints,endpointslices";
 const MANAGED: &str = "app.kubernetes.io/managed-by=grafana-agent-operator";
 const KUBELET_NAMESPACE: &str = "kube-system";
 const KUBELET_SERVICE: &str = "kube-system/kubelet";
@@ -603,9 +603,11 @@ const DEVIATIONS: &[Deviation] = &[
         quirk: "config-loader",
         what: "our pods load their config with the operator's config loader (the init \
                container config-loader-init and the config-reloader sidecar, reading the \
-               config Secrets through the API); upstream's run prometheus-config-reloader on \
-               a volume of the config Secret: both compared without the config-reloader \
-               container, ours without the init container, upstream's without the volume",
+               config Secrets through the API, which each agent's Role and RoleBinding \
+               <agent>-config-loader grant); upstream's run prometheus-config-reloader on a \
+               volume of the config Secret: both compared without the config-reloader \
+               container, ours without the init container, the Role and the RoleBinding, \
+               upstream's without the volume",
         apply: config_loader,
         must_apply: true,
     },
@@ -1010,7 +1012,9 @@ fn subsystem_label(ours: &mut Objects, upstream: &mut Objects) -> usize {
 }
 
 fn config_loader(ours: &mut Objects, upstream: &mut Objects) -> usize {
-    let mut changed = 0;
+    let grants = ours.len();
+    ours.retain(|id, _| !matches!(id.0.as_str(), "Role" | "RoleBinding"));
+    let mut changed = grants - ours.len();
     for (side, ours_side) in [(ours, true), (upstream, false)] {
         for (id, o) in side.iter_mut() {
             if !matches!(id.0.as_str(), "StatefulSet" | "DaemonSet" | "Deployment") {
