@@ -376,8 +376,10 @@ fn managed(cluster: &Cluster) -> Vec<Value> {
 }
 
 /// Base64 `data` of a Secret, decoded: `agent.yml` (gunzipped when compressed) parsed as
-/// YAML, every other value as text.
-fn decode_secret_data(data: &Value) -> Value {
+/// YAML, every other value as text. A config in segments (ours, issue 35) keeps its parts as
+/// text: the head's and each segment's `agent.yml` is a piece of a config, which the
+/// `config-segments` deviation assembles.
+fn decode_secret_data(data: &Value, config_piece: bool) -> Value {
     use base64::Engine;
     let Some(map) = data.as_object() else {
         return data.clone();
@@ -398,7 +400,7 @@ fn decode_secret_data(data: &Value) -> Value {
                 bytes
             };
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            let value = if key == "agent.yml" {
+            let value = if key == "agent.yml" && !config_piece {
                 serde_saphyr::from_str::<Value>(&text)
                     .unwrap_or_else(|e| panic!("agent.yml does not parse: {e}\n{text}"))
             } else {
@@ -438,12 +440,56 @@ fn normalize(mut o: Value) -> Value {
     if let Some(object) = o.as_object_mut() {
         object.remove("status");
     }
+    let config_piece = o["data"].get(render::segments::MANIFEST_KEY).is_some()
+        || o["metadata"]["labels"]
+            .get(render::segments::SEGMENT_OF_LABEL)
+            .is_some();
     if o["kind"] == "Secret"
         && let Some(data) = o.get_mut("data")
     {
-        *data = decode_secret_data(data);
+        *data = decode_secret_data(data, config_piece);
     }
     o
+}
+
+/// Our configs stored in segments (issue 35): each head's `agent.yml` becomes the whole config
+/// (its text, then its manifest's segments' in order, parsed), its manifest and its segment
+/// Secrets go. Upstream stores one Secret, refused above 1 MiB.
+fn config_segments(ours: &mut Objects, _upstream: &mut Objects) -> usize {
+    let heads: Vec<Id> = ours
+        .iter()
+        .filter(|(_, o)| o["data"].get(render::segments::MANIFEST_KEY).is_some())
+        .map(|(id, _)| id.clone())
+        .collect();
+    let mut changed = 0;
+    for id in heads {
+        let head = &ours[&id];
+        let manifest: render::segments::Manifest = serde_json::from_str(
+            head["data"][render::segments::MANIFEST_KEY]
+                .as_str()
+                .unwrap_or_default(),
+        )
+        .unwrap_or_else(|e| panic!("{id:?}: its manifest: {e}"));
+        let mut text = head["data"]["agent.yml"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        for entry in &manifest.segments {
+            let segment_id = ("Secret".to_owned(), id.1.clone(), entry.secret.clone());
+            let segment = ours
+                .remove(&segment_id)
+                .unwrap_or_else(|| panic!("{id:?}: segment {} missing", entry.secret));
+            text.push_str(segment["data"]["agent.yml"].as_str().unwrap_or_default());
+            changed += 1;
+        }
+        let config: Value = serde_saphyr::from_str(&text)
+            .unwrap_or_else(|e| panic!("{id:?}: the assembled agent.yml does not parse: {e}"));
+        if let Some(data) = ours.get_mut(&id).and_then(|o| o["data"].as_object_mut()) {
+            data.remove(render::segments::MANIFEST_KEY);
+            data.insert("agent.yml".to_owned(), config);
+        }
+    }
+    changed
 }
 
 fn snapshot(cluster: &Cluster) -> Objects {
@@ -514,6 +560,14 @@ struct Deviation {
 }
 
 const DEVIATIONS: &[Deviation] = &[
+    Deviation {
+        quirk: "config-segments",
+        what: "a config of ours larger than a segment is stored in its head Secret and \
+               segment Secrets (<config Secret>-<hash>) that its manifest (segments.json) \
+               names; upstream stores one Secret: ours compared assembled",
+        apply: config_segments,
+        must_apply: true,
+    },
     Deviation {
         quirk: "Q5",
         what: "upstream's list order follows its informers' map iteration: configs, jobs, \

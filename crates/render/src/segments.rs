@@ -18,7 +18,7 @@
 //! [`SEGMENT_MAX_BYTES`].
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read};
 use std::ops::Range;
 use std::sync::Arc;
@@ -37,6 +37,9 @@ pub const MANIFEST_KEY: &str = "segments.json";
 /// The longest text one segment holds (unless one line alone is longer): compressed or not, a
 /// segment stays within the API server's 1 MiB limit on a Secret's data.
 pub const SEGMENT_MAX_BYTES: usize = 896 * 1024;
+/// A config up to this long is one segment: stored as one Secret, as upstream stores it (an
+/// edit rewrites at most this much anyway).
+pub const WHOLE_UP_TO_BYTES: usize = 256 * 1024;
 /// A `- job_name:` line whose hash has this many low bits zero starts a segment.
 pub const CUT_BITS: u32 = 6;
 /// The label on every segment Secret naming its head (the config Secret's name).
@@ -171,49 +174,41 @@ pub fn assemble<'a>(
 
 /// The ranges of the text made of `chunks` that are its segments, in order; their union is the
 /// whole text. Pure function of the text: the chunks it is given in change nothing.
+///
+/// A segment ends before the first line that starts one (a job line [`starts_segment`]
+/// chooses) or that would take it past [`SEGMENT_MAX_BYTES`], whichever comes first; a line is
+/// never cut. The job lines are found with a vectorised substring search and the long-segment
+/// cuts with a search for the newline before the limit, so the text is not walked line by line
+/// (a million lines at 10k ServiceMonitors, at every edit).
 pub fn cut(chunks: &[&str]) -> Vec<Range<usize>> {
+    let text = ChunkText::new(chunks);
+    if text.len <= WHOLE_UP_TO_BYTES {
+        return vec![0..text.len];
+    }
+    let starts = text.job_lines_starting_segments();
     let mut cuts = Vec::new();
     let mut segment_start = 0;
-    let mut pos = 0;
-    for line in Lines::new(chunks) {
-        let start = pos;
-        pos += line.len;
-        if start == segment_start {
-            continue;
-        }
-        let too_long = pos - segment_start > SEGMENT_MAX_BYTES;
-        if too_long || line.starts_segment {
-            cuts.push(segment_start..start);
-            segment_start = start;
-        }
+    let mut next_start = starts.into_iter().peekable();
+    loop {
+        while next_start.next_if(|&s| s <= segment_start).is_some() {}
+        let chosen = next_start.peek().copied();
+        let forced = text.forced_cut(segment_start);
+        let Some(end) = [chosen, forced].into_iter().flatten().min() else {
+            break;
+        };
+        cuts.push(segment_start..end);
+        segment_start = end;
     }
-    if pos > segment_start || cuts.is_empty() {
-        cuts.push(segment_start..pos);
-    }
+    cuts.push(segment_start..text.len);
     cuts
 }
 
-/// The lines of a text given in chunks, with what [`cut`] needs of each: its length and
-/// whether it is a job line chosen to start a segment. A line may straddle chunks.
-struct Lines<'c> {
-    chunks: &'c [&'c str],
-    chunk: usize,
-    offset: usize,
-}
-
-struct LineInfo {
-    len: usize,
-    starts_segment: bool,
-}
-
-impl<'c> Lines<'c> {
-    fn new(chunks: &'c [&'c str]) -> Self {
-        Lines {
-            chunks,
-            chunk: 0,
-            offset: 0,
-        }
-    }
+/// Whether the line whose first bytes (up to [`LINE_HEAD_BYTES`], its newline included when
+/// within them) are `head` starts a segment: a job line whose hash has its low [`CUT_BITS`]
+/// zero.
+fn starts_segment(head: &[u8]) -> bool {
+    head.trim_ascii_start().starts_with(JOB_LINE)
+        && fnv1a(head.iter().copied()) & ((1 << CUT_BITS) - 1) == 0
 }
 
 /// FNV-1a, 64 bits: a hash fixed forever (cuts and names must not change with a dependency's
@@ -226,50 +221,8 @@ fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
 
 const JOB_LINE: &[u8] = b"- job_name:";
 
-impl Iterator for Lines<'_> {
-    type Item = LineInfo;
-
-    fn next(&mut self) -> Option<LineInfo> {
-        // The line's first bytes (enough to tell a job line and hash it), and its length.
-        let mut head: Vec<u8> = Vec::new();
-        let mut len = 0;
-        loop {
-            let chunk = self.chunks.get(self.chunk)?.as_bytes();
-            let rest = &chunk[self.offset..];
-            if rest.is_empty() {
-                self.chunk += 1;
-                self.offset = 0;
-                if self.chunk >= self.chunks.len() {
-                    break;
-                }
-                continue;
-            }
-            let (line, ended) = match memchr::memchr(b'\n', rest) {
-                Some(i) => (&rest[..=i], true),
-                None => (rest, false),
-            };
-            if head.len() < 256 {
-                let take = line.len().min(256 - head.len());
-                head.extend_from_slice(&line[..take]);
-            }
-            len += line.len();
-            self.offset += line.len();
-            if ended {
-                break;
-            }
-        }
-        if len == 0 {
-            return None;
-        }
-        let trimmed = head.trim_ascii_start();
-        let starts_segment = trimmed.starts_with(JOB_LINE)
-            && fnv1a(head.iter().copied()) & ((1 << CUT_BITS) - 1) == 0;
-        Some(LineInfo {
-            len,
-            starts_segment,
-        })
-    }
-}
+/// How much of a line decides whether it starts a segment.
+const LINE_HEAD_BYTES: usize = 256;
 
 /// Stored segments of earlier calls, found again by their text: an edit compresses and
 /// digests only the segments whose text changed.
@@ -308,12 +261,21 @@ pub fn store(
     let found: Vec<([u64; 2], Result<Cached, Cached>, usize)> = ranges
         .par_iter()
         .map(|range| {
-            let bytes = text.copy(range.clone());
-            // The same text is stored otherwise when the config crosses the threshold.
-            let id = keys.each_ref().map(|k| k.hash_one((compress, &bytes)));
+            // Hashed where it lies: only a segment not found again is copied out. The same
+            // text is stored otherwise when the config crosses the threshold.
+            let id = keys.each_ref().map(|key| {
+                let mut hasher = key.build_hasher();
+                hasher.write_u8(u8::from(compress));
+                hasher.write_usize(range.len());
+                for slice in text.slices(range.clone()) {
+                    hasher.write(slice);
+                }
+                hasher.finish()
+            });
             match previous.get(&id) {
-                Some(cached) => Ok((id, Ok(cached.clone()), bytes.len())),
+                Some(cached) => Ok((id, Ok(cached.clone()), range.len())),
                 None => {
+                    let bytes = text.copy(range.clone());
                     let as_text = String::from_utf8_lossy(&bytes);
                     let stored = Cached {
                         md5: md5_hex(&bytes),
@@ -372,6 +334,28 @@ pub fn segment_name(head: &str, first_line_hash: u64) -> String {
     format!("{head}-{:010x}", first_line_hash & 0xff_ffff_ffff)
 }
 
+/// Whether `name` is a name [`store`] gives a segment of `head`: the head's name, a dash, ten
+/// hex digits, and a `-N` when that name was taken. No other name an agent generates ends so
+/// (they end in words: `-config`, `-operated`, a shard number), so segments never collide with
+/// another agent's objects (`discover::name_collisions` compares the others).
+pub fn is_segment_of(name: &str, head: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(head)
+        .and_then(|rest| rest.strip_prefix('-'))
+    else {
+        return false;
+    };
+    let (hash, repeat) = match rest.split_once('-') {
+        Some((hash, repeat)) => (hash, Some(repeat)),
+        None => (rest, None),
+    };
+    hash.len() == 10
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        && repeat.is_none_or(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn first_line_hash(bytes: &[u8]) -> u64 {
     let end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
     fnv1a(bytes[..end].iter().copied())
@@ -391,43 +375,170 @@ pub fn manifest_of(segments: &[StoredSegment]) -> Option<Manifest> {
     })
 }
 
-/// A text given as chunks, copied out a range at a time.
+/// A text given as chunks, searched and copied out a range at a time.
 struct ChunkText<'c> {
+    /// The non-empty chunks, in order.
     chunks: Vec<&'c [u8]>,
+    /// Where each chunk starts in the text.
     starts: Vec<usize>,
+    len: usize,
 }
 
 impl<'c> ChunkText<'c> {
     fn new(chunks: &[&'c str]) -> Self {
+        let chunks: Vec<&[u8]> = chunks
+            .iter()
+            .map(|c| c.as_bytes())
+            .filter(|c| !c.is_empty())
+            .collect();
         let mut len = 0;
-        let mut starts = Vec::with_capacity(chunks.len());
-        for c in chunks {
-            starts.push(len);
-            len += c.len();
-        }
+        let starts = chunks
+            .iter()
+            .map(|c| {
+                let start = len;
+                len += c.len();
+                start
+            })
+            .collect();
         ChunkText {
-            chunks: chunks.iter().map(|c| c.as_bytes()).collect(),
+            chunks,
             starts,
+            len,
         }
     }
 
     fn copy(&self, range: Range<usize>) -> Vec<u8> {
         let mut out = Vec::with_capacity(range.len());
-        let first = self
-            .starts
-            .partition_point(|&s| s <= range.start)
-            .saturating_sub(1);
-        for (chunk, &start) in self.chunks[first..].iter().zip(&self.starts[first..]) {
-            if start >= range.end {
-                break;
-            }
-            let from = range.start.saturating_sub(start).min(chunk.len());
-            let to = (range.end - start).min(chunk.len());
-            if from < to {
-                out.extend_from_slice(&chunk[from..to]);
-            }
+        for slice in self.slices(range) {
+            out.extend_from_slice(slice);
         }
         out
+    }
+
+    /// The index of the chunk holding byte `pos` (below the text's length).
+    fn chunk_of(&self, pos: usize) -> usize {
+        self.starts.partition_point(|&s| s <= pos).saturating_sub(1)
+    }
+
+    fn byte(&self, pos: usize) -> u8 {
+        let i = self.chunk_of(pos);
+        self.chunks[i][pos - self.starts[i]]
+    }
+
+    /// The pieces of the chunks that make up `range` of the text, in order.
+    fn slices(&self, range: Range<usize>) -> impl Iterator<Item = &'c [u8]> + '_ {
+        let first = self.chunk_of(range.start);
+        self.chunks[first..]
+            .iter()
+            .zip(&self.starts[first..])
+            .take_while(move |(_, start)| **start < range.end)
+            .filter_map(move |(chunk, &start)| {
+                let from = range.start.saturating_sub(start).min(chunk.len());
+                let to = (range.end - start).min(chunk.len());
+                (from < to).then(|| &chunk[from..to])
+            })
+    }
+
+    /// Where the first newline at or after `from` is.
+    fn newline_from(&self, from: usize) -> Option<usize> {
+        if from >= self.len {
+            return None;
+        }
+        let first = self.chunk_of(from);
+        self.chunks[first..]
+            .iter()
+            .zip(&self.starts[first..])
+            .find_map(|(chunk, &start)| {
+                let skip = from.saturating_sub(start);
+                memchr::memchr(b'\n', &chunk[skip..]).map(|i| start + skip + i)
+            })
+    }
+
+    /// Where the last newline in `range` is.
+    fn newline_before(&self, range: Range<usize>) -> Option<usize> {
+        if range.is_empty() {
+            return None;
+        }
+        let last = self.chunk_of(range.end - 1);
+        (0..=last).rev().find_map(|i| {
+            let start = self.starts[i];
+            if start + self.chunks[i].len() <= range.start {
+                return Some(None);
+            }
+            let from = range.start.saturating_sub(start);
+            let to = (range.end - start).min(self.chunks[i].len());
+            memchr::memrchr(b'\n', &self.chunks[i][from..to]).map(|j| Some(start + from + j))
+        })?
+    }
+
+    /// The end of the line starting at `start`: past its newline, or the text's end.
+    fn line_end(&self, start: usize) -> usize {
+        self.newline_from(start).map_or(self.len, |i| i + 1)
+    }
+
+    /// Where a segment starting at `segment_start` must end at the latest: before the line
+    /// that would take it past [`SEGMENT_MAX_BYTES`] (after its first line, however long);
+    /// `None` when the rest of the text fits.
+    fn forced_cut(&self, segment_start: usize) -> Option<usize> {
+        let limit = segment_start + SEGMENT_MAX_BYTES;
+        if limit >= self.len {
+            return None;
+        }
+        // The line holding byte `limit` ends past the limit.
+        let cut = match self.newline_before(segment_start..limit) {
+            Some(newline) => newline + 1,
+            None => self.line_end(segment_start),
+        };
+        (cut < self.len).then_some(cut)
+    }
+
+    /// The starts of the job lines that start a segment ([`starts_segment`]), in order.
+    fn job_lines_starting_segments(&self) -> Vec<usize> {
+        let finder = memchr::memmem::Finder::new(JOB_LINE);
+        let mut found: Vec<usize> = Vec::new();
+        for (chunk, &start) in self.chunks.iter().zip(&self.starts) {
+            found.extend(finder.find_iter(chunk).map(|i| start + i));
+        }
+        // An occurrence across chunks: searched for in a window around each chunk boundary.
+        let reach = JOB_LINE.len() - 1;
+        for &boundary in self.starts.iter().skip(1) {
+            let from = boundary.saturating_sub(reach);
+            let window = self.copy(from..(boundary + reach).min(self.len));
+            found.extend(
+                finder
+                    .find_iter(&window)
+                    .map(|i| from + i)
+                    .filter(|&at| at < boundary && at + JOB_LINE.len() > boundary),
+            );
+        }
+        found.sort_unstable();
+        found.dedup();
+        let mut head = Vec::with_capacity(LINE_HEAD_BYTES);
+        found
+            .into_iter()
+            .filter_map(|at| {
+                let line_start = self.line_start_before_blanks(at)?;
+                let end = self.line_end(line_start).min(line_start + LINE_HEAD_BYTES);
+                head.clear();
+                for slice in self.slices(line_start..end) {
+                    head.extend_from_slice(slice);
+                }
+                starts_segment(&head).then_some(line_start)
+            })
+            .collect()
+    }
+
+    /// The start of the line at `at` when only blanks (no newline) come before `at` on it.
+    fn line_start_before_blanks(&self, at: usize) -> Option<usize> {
+        let mut pos = at;
+        while pos > 0 {
+            match self.byte(pos - 1) {
+                b'\n' => return Some(pos),
+                b if b.is_ascii_whitespace() => pos -= 1,
+                _ => return None,
+            }
+        }
+        Some(0)
     }
 }
 
@@ -450,6 +561,71 @@ mod tests {
         }
         text.push_str("    remote_write: []\n");
         text
+    }
+
+    /// The cuts as first written: line by line over the whole text. [`cut`] must agree.
+    fn cut_line_by_line(text: &str) -> Vec<Range<usize>> {
+        if text.len() <= WHOLE_UP_TO_BYTES {
+            return vec![0..text.len()];
+        }
+        let mut cuts = Vec::new();
+        let mut segment_start = 0;
+        let mut pos = 0;
+        for line in text.split_inclusive('\n') {
+            let start = pos;
+            pos += line.len();
+            if start == segment_start {
+                continue;
+            }
+            let head = &line.as_bytes()[..line.len().min(LINE_HEAD_BYTES)];
+            if pos - segment_start > SEGMENT_MAX_BYTES || starts_segment(head) {
+                cuts.push(segment_start..start);
+                segment_start = start;
+            }
+        }
+        if pos > segment_start || cuts.is_empty() {
+            cuts.push(segment_start..pos);
+        }
+        cuts
+    }
+
+    #[test]
+    fn the_search_cuts_where_a_line_by_line_walk_cuts() {
+        let long = "y".repeat(SEGMENT_MAX_BYTES / 3);
+        let texts = [
+            config(3000, 20, "ns"),
+            config(50, 2, "a"),
+            String::new(),
+            "no newline at the end".to_owned(),
+            // Long lines force cuts; blanks before `- job_name:` that are not a line's start.
+            format!(
+                "{long}\n{long}\n{long}\n{long}\nx - job_name: no\n\t- job_name: tab\n{}",
+                config(400, 3, "b")
+            ),
+            format!(
+                "{}\n{}",
+                "z".repeat(SEGMENT_MAX_BYTES + 5),
+                config(300, 3, "c")
+            ),
+        ];
+        for text in &texts {
+            let want = cut_line_by_line(text);
+            assert_eq!(cut(&[text]), want);
+            // Byte-sized chunks only for the short texts: a window is searched at each boundary.
+            let sizes: &[usize] = if text.len() < 100_000 {
+                &[1, 3, 11, 12, 4096]
+            } else {
+                &[11, 4096, 7777]
+            };
+            for &size in sizes {
+                let pieces: Vec<&str> = text
+                    .as_bytes()
+                    .chunks(size)
+                    .map(|c| std::str::from_utf8(c).expect("ASCII"))
+                    .collect();
+                assert_eq!(cut(&pieces), want, "chunks of {size}");
+            }
+        }
     }
 
     fn texts(chunks: &[&str]) -> Vec<String> {
@@ -476,6 +652,17 @@ mod tests {
         for segment in &whole {
             assert!(segment.len() <= SEGMENT_MAX_BYTES, "{}", segment.len());
         }
+    }
+
+    #[test]
+    fn segment_names_are_told_apart_from_other_names() {
+        let name = segment_name("agent-config", 0xabc);
+        assert!(is_segment_of(&name, "agent-config"), "{name}");
+        assert!(is_segment_of(&format!("{name}-2"), "agent-config"));
+        assert!(!is_segment_of(&name, "agent"));
+        assert!(!is_segment_of("agent-config-operated", "agent-config"));
+        assert!(!is_segment_of(&format!("{name}-"), "agent-config"));
+        assert!(!is_segment_of("agent-config-00000000AB", "agent-config"));
     }
 
     #[test]
