@@ -39,6 +39,10 @@ pub mod reason {
     pub const WORKLOADS_READY: &str = "WorkloadsReady";
     /// `Available=False`: a workload has fewer ready pods than it wants.
     pub const WORKLOADS_NOT_READY: &str = "WorkloadsNotReady";
+    /// `Available=False`: a workload has fewer ready pods than it wants, and in some of them
+    /// the config loader is not ready: the agent refused the newest config (it runs the last
+    /// one it accepted) or the config cannot be read; the message names the pods.
+    pub const CONFIG_NOT_LOADED: &str = "ConfigNotLoaded";
     /// `Available=False`: nothing runs (no workload is planned for the object).
     pub const NO_WORKLOADS: &str = "NoWorkloads";
     /// `RuntimeDifferences=True`: Alloy does not use some settings (see the message).

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use http_body_util::{BodyExt, Empty, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{CONTENT_TYPE, HOST, HeaderValue};
@@ -254,38 +254,23 @@ pub async fn run_sidecar(
                 None => std::future::pending().await,
             }
         };
-        let changed = tokio::select! {
+        let mut changed = tokio::select! {
             () = &mut shutdown => break,
             () = retry => true,
-            event = events.next() => match event {
-                Some(Ok(Event::Apply(secret))) => {
-                    head = Some(secret);
-                    true
-                }
-                Some(Ok(Event::Delete(_))) => {
-                    head = None;
-                    true
-                }
-                Some(Ok(Event::Init)) => {
-                    listed = None;
-                    false
-                }
-                Some(Ok(Event::InitApply(secret))) => {
-                    listed = Some(secret);
-                    false
-                }
-                Some(Ok(Event::InitDone)) => {
-                    head = listed.take();
-                    true
-                }
-                Some(Err(e)) => {
-                    warn!(secret = %sidecar.source.head_name(), error = %one_line(&e), "watching the config Secret; retrying");
-                    false
-                }
+            event = events.next() => match on_event(event, &mut head, &mut listed, &sidecar.source) {
+                Some(changed) => changed,
                 // The watcher retries for ever; it never ends.
                 None => break,
             },
         };
+        // The events already waiting too (the head written again while the agent reloaded):
+        // only the newest head is loaded, not each one in turn.
+        while let Some(event) = events.next().now_or_never() {
+            match on_event(event, &mut head, &mut listed, &sidecar.source) {
+                Some(more) => changed |= more,
+                None => break,
+            }
+        }
         if !changed {
             continue;
         }
@@ -307,6 +292,42 @@ pub async fn run_sidecar(
         server.abort();
     }
     Ok(())
+}
+
+/// Applies one event of the head's watch to `head` (`listed` holds a relist in progress):
+/// whether the head changed; `None` when the stream ended.
+fn on_event(
+    event: Option<Result<Event<Secret>, watcher::Error>>,
+    head: &mut Option<Secret>,
+    listed: &mut Option<Secret>,
+    source: &Source,
+) -> Option<bool> {
+    Some(match event? {
+        Ok(Event::Apply(secret)) => {
+            *head = Some(secret);
+            true
+        }
+        Ok(Event::Delete(_)) => {
+            *head = None;
+            true
+        }
+        Ok(Event::Init) => {
+            *listed = None;
+            false
+        }
+        Ok(Event::InitApply(secret)) => {
+            *listed = Some(secret);
+            false
+        }
+        Ok(Event::InitDone) => {
+            *head = listed.take();
+            true
+        }
+        Err(e) => {
+            warn!(secret = %source.head_name(), error = %one_line(&e), "watching the config Secret; retrying");
+            false
+        }
+    })
 }
 
 /// The output's directory must exist: the temporary file is written beside the output.

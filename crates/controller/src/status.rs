@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use api::GrafanaAgent;
 use api::status::{agent_key, condition, reason};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
@@ -177,23 +178,30 @@ fn availability<'a>(
     }
     let mut workloads = 0;
     let mut waiting = Vec::new();
+    let mut loaders_waiting = false;
     for applied in objects {
         let name = applied.object.name.as_str();
-        let (ready, wanted) = match applied.object.kind {
+        let (ready, wanted, selector) = match applied.object.kind {
             ManagedKind::StatefulSet => {
                 let s: Option<Arc<StatefulSet>> = live(&stores.stateful_sets, namespace, name);
                 let wanted = s
                     .as_ref()
                     .and_then(|s| s.spec.as_ref()?.replicas)
                     .unwrap_or(1);
+                let selector = s
+                    .as_ref()
+                    .and_then(|s| s.spec.as_ref()?.selector.match_labels.clone());
                 let ready = s.and_then(|s| s.status.as_ref()?.ready_replicas);
-                (ready.unwrap_or(0), wanted)
+                (ready.unwrap_or(0), wanted, selector)
             }
             ManagedKind::DaemonSet => {
                 let d: Option<Arc<DaemonSet>> = live(&stores.daemon_sets, namespace, name);
+                let selector = d
+                    .as_ref()
+                    .and_then(|d| d.spec.as_ref()?.selector.match_labels.clone());
                 match d.and_then(|d| d.status.clone()) {
-                    Some(s) => (s.number_ready, s.desired_number_scheduled),
-                    None => (0, 1),
+                    Some(s) => (s.number_ready, s.desired_number_scheduled, selector),
+                    None => (0, 1, selector),
                 }
             }
             ManagedKind::Deployment => {
@@ -202,8 +210,11 @@ fn availability<'a>(
                     .as_ref()
                     .and_then(|d| d.spec.as_ref()?.replicas)
                     .unwrap_or(1);
+                let selector = d
+                    .as_ref()
+                    .and_then(|d| d.spec.as_ref()?.selector.match_labels.clone());
                 let ready = d.and_then(|d| d.status.as_ref()?.available_replicas);
-                (ready.unwrap_or(0), wanted)
+                (ready.unwrap_or(0), wanted, selector)
             }
             ManagedKind::Secret
             | ManagedKind::Service
@@ -214,7 +225,21 @@ fn availability<'a>(
         if applied.outcome == Outcome::Refused {
             waiting.push(format!("{}: refused by the API server", applied.object));
         } else if ready < wanted {
-            waiting.push(format!("{}: {ready}/{wanted} ready", applied.object));
+            let loaders = selector
+                .map(|labels| loaders_not_ready(&stores.pods, namespace, &labels))
+                .unwrap_or_default();
+            let mut line = format!("{}: {ready}/{wanted} ready", applied.object);
+            if !loaders.is_empty() {
+                loaders_waiting = true;
+                line.push_str(&format!(
+                    " (the config loader of pod {} has not had its agent load the newest \
+                     config: the agent refused it and runs the last one it accepted, or it \
+                     cannot be read; `kubectl logs -n {namespace} POD -c {}` says why)",
+                    loaders.join(", "),
+                    render::workloads::pod_template::RELOADER_CONTAINER
+                ));
+            }
+            waiting.push(line);
         }
     }
     let (available, reason, message) = match (workloads, waiting.is_empty()) {
@@ -228,6 +253,7 @@ fn availability<'a>(
             reason::WORKLOADS_READY,
             format!("{workloads} workloads ready"),
         ),
+        (_, false) if loaders_waiting => (false, reason::CONFIG_NOT_LOADED, waiting.join("; ")),
         (_, false) => (false, reason::WORKLOADS_NOT_READY, waiting.join("; ")),
     };
     Availability {
@@ -235,6 +261,42 @@ fn availability<'a>(
         reason,
         message,
     }
+}
+
+/// The pods of a workload (those carrying every label of its selector) in `namespace` whose
+/// config loader container is not ready while it runs: the loader says so when the agent
+/// refused the newest config or it cannot be read (`controller::config_loader`'s `/ready`).
+fn loaders_not_ready(
+    pods: &Store<Pod>,
+    namespace: &str,
+    selector: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut names: Vec<String> = pods
+        .state()
+        .iter()
+        .filter(|pod| pod.metadata.namespace.as_deref() == Some(namespace))
+        .filter(|pod| {
+            let labels = pod.metadata.labels.as_ref();
+            selector
+                .iter()
+                .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
+        })
+        .filter(|pod| {
+            pod.status
+                .as_ref()
+                .and_then(|s| s.container_statuses.as_ref())
+                .into_iter()
+                .flatten()
+                .any(|c| {
+                    c.name == render::workloads::pod_template::RELOADER_CONTAINER
+                        && !c.ready
+                        && c.started == Some(true)
+                })
+        })
+        .filter_map(|pod| pod.metadata.name.clone())
+        .collect();
+    names.sort();
+    names
 }
 
 /// Completes planned conditions: `Reconciled` says `ApplyFailed` when the apply step failed,

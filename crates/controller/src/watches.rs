@@ -429,6 +429,33 @@ watched_kinds! {
     // The config loader's grants (`<agent>-config-loader`).
     roles: k8s_openapi::api::rbac::v1::Role => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
     role_bindings: k8s_openapi::api::rbac::v1::RoleBinding => Generated, namespaced, managed, AnyChange, keep, no_feed, no_entries;
+    // The workloads' pods (they carry the managed-by label of the pod template), for status
+    // only: whose config loader is not ready. Owned by their workloads, so they map to no
+    // agent; a pod turning (not) ready changes its workload's status, which does.
+    pods: k8s_openapi::api::core::v1::Pod => Generated, namespaced, managed, AnyChange, containers_readiness_only, no_feed, no_entries;
+}
+
+/// Keeps of a pod what the status reads: its metadata (labels, name) and its containers'
+/// names and readiness. A pod's spec and the rest of its status are most of its size.
+fn containers_readiness_only(pod: &mut k8s_openapi::api::core::v1::Pod) {
+    use k8s_openapi::api::core::v1::{ContainerStatus, PodStatus};
+    pod.spec = None;
+    pod.metadata.managed_fields = None;
+    pod.metadata.annotations = None;
+    pod.status = pod.status.take().map(|status| PodStatus {
+        container_statuses: status.container_statuses.map(|statuses| {
+            statuses
+                .into_iter()
+                .map(|c| ContainerStatus {
+                    name: c.name,
+                    ready: c.ready,
+                    started: c.started,
+                    ..Default::default()
+                })
+                .collect()
+        }),
+        ..Default::default()
+    });
 }
 
 /// Nothing to prepare.

@@ -183,7 +183,8 @@ pub fn assemble<'a>(
 pub fn cut(chunks: &[&str]) -> Vec<Range<usize>> {
     let text = ChunkText::new(chunks);
     if text.len <= WHOLE_UP_TO_BYTES {
-        return vec![0..text.len];
+        let whole = 0..text.len;
+        return Vec::from([whole]);
     }
     let starts = text.job_lines_starting_segments();
     let mut cuts = Vec::new();
@@ -566,7 +567,8 @@ mod tests {
     /// The cuts as first written: line by line over the whole text. [`cut`] must agree.
     fn cut_line_by_line(text: &str) -> Vec<Range<usize>> {
         if text.len() <= WHOLE_UP_TO_BYTES {
-            return vec![0..text.len()];
+            let whole = 0..text.len();
+            return Vec::from([whole]);
         }
         let mut cuts = Vec::new();
         let mut segment_start = 0;
