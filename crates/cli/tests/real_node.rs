@@ -806,33 +806,12 @@ fn kustomize_install_agents_scrape_and_ship_to_prometheus() {
     // missing (the issue's bound: nothing lost beyond one scrape interval; a starved surviving
     // replica on a loaded machine was seen to skip one): no gap reaches three intervals.
     std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
-    let window = fault.elapsed().as_secs() + 10;
-    let raw = env.query(&format!(
-        r#"up{{job="node-exporter", namespace="shop", edited="yes"}}[{window}s]"#
-    ));
-    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for series in &raw {
-        let instance = series["metric"]["instance"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        for value in series["values"].as_array().expect("values") {
-            samples
-                .entry(instance.clone())
-                .or_default()
-                .push(value[0].as_f64().expect("timestamp"));
-        }
-    }
-    assert_eq!(samples.len(), TARGETS, "{raw:?}");
-    for (instance, mut times) in samples {
-        times.sort_by(f64::total_cmp);
-        let gap = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
-        assert!(
-            gap < INTERVAL_SECONDS as f64 * 2.5,
-            "{instance}: a gap of {gap:.1}s in the samples across the faults: more than one \
-             scrape of {INTERVAL_SECONDS}s lost"
-        );
-    }
+    assert_no_gap(
+        &env,
+        r#", edited="yes""#,
+        fault.elapsed().as_secs() + 10,
+        "across the faults",
+    );
     assert_eq!(
         env.managed(),
         before,
@@ -1528,4 +1507,491 @@ fn the_bundled_example_runs_on_a_real_node() {
             assert_eq!(container["restartCount"], 0, "{container:#?}");
         }
     }
+}
+
+/// Filler ServiceMonitors (they select no pod) that make the metrics config many segments.
+const FILLER_MONITORS: usize = 200;
+
+fn filler_monitors() -> String {
+    let mut out = String::from(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: filler\n  labels: {team: filler}\n",
+    );
+    for i in 0..FILLER_MONITORS {
+        out.push_str(&format!(
+            "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  \
+             name: filler-{i:04}\n  namespace: filler\n  labels: {{instance: primary}}\nspec:\n  \
+             selector:\n    matchLabels: {{app: nothing-{i}}}\n  endpoints:\n  - port: http\n    \
+             relabelings:\n"
+        ));
+        for r in 0..30 {
+            out.push_str(&format!(
+                "    - {{targetLabel: filler_{r}, replacement: monitor-{i}-label-{r}}}\n"
+            ));
+        }
+    }
+    out
+}
+
+/// The config the Secrets of `head` hold now, assembled as the loader assembles it, with the
+/// number of segments; `None` while a segment is missing or stale (a write in progress).
+fn stored_config(env: &Env, head: &str) -> Option<(String, usize)> {
+    let list = env.json(&[
+        "get",
+        "secrets",
+        "-n",
+        "monitoring",
+        "-l",
+        &format!("{}={head}", render::segments::SEGMENT_OF_LABEL),
+    ]);
+    let text_of = |secret: &Value| -> Option<String> {
+        let encoded = secret["data"][render::desired::CONFIG_KEY].as_str()?;
+        let bytes = support::decode_base64_bytes(encoded);
+        render::segments::decode(&bytes).ok()
+    };
+    let segments: BTreeMap<String, String> = list["items"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| Some((s["metadata"]["name"].as_str()?.to_owned(), text_of(s)?)))
+        .collect();
+    let head_secret = env.json(&["get", "secret", "-n", "monitoring", head]);
+    let head_text = text_of(&head_secret)?;
+    let manifest = match head_secret["data"][render::segments::MANIFEST_KEY].as_str() {
+        Some(encoded) => {
+            render::segments::parse_manifest(head, &support::decode_base64_bytes(encoded)).ok()?
+        }
+        None => render::segments::Manifest::default(),
+    };
+    let whole = render::segments::assemble(&head_text, &manifest, |name| {
+        segments.get(name).map(String::as_str)
+    })
+    .ok()?;
+    Some((whole, manifest.segments.len() + 1))
+}
+
+/// What each loader of the pods selected by `selector` last had its agent load: pod name ->
+/// the MD5 of the assembled config (before the pod's variables), `None` when it does not answer.
+fn loaded_configs(env: &Env, selector: &str) -> BTreeMap<String, Option<String>> {
+    env.pod_ips("monitoring", selector)
+        .into_iter()
+        .map(|(pod, ip)| {
+            let md5 = env
+                .netns_curl(&format!("http://{ip}:8079/status"))
+                .ok()
+                .and_then(|body| serde_json::from_str::<Value>(&body).ok())
+                .and_then(|status| status["loaded_md5"].as_str().map(str::to_owned));
+            (pod, md5)
+        })
+        .collect()
+}
+
+const METRICS_PODS: &str = "operator.agent.grafana.com/type=metrics";
+
+/// Waits until the config Secrets hold a complete config containing `marker` and every metrics
+/// pod's loader has had its agent load exactly that config; how long from `since`.
+fn loaded_everywhere(env: &Env, marker: &str, since: Instant, limit: Duration) -> Duration {
+    let mut stored: Option<String> = None;
+    let mut last = BTreeMap::new();
+    while since.elapsed() < limit {
+        if stored.is_none() {
+            stored = stored_config(env, "agent-config")
+                .filter(|(text, _)| text.contains(marker))
+                .map(|(text, _)| render::segments::md5_hex(text.as_bytes()));
+        }
+        if let Some(md5) = &stored {
+            last = loaded_configs(env, METRICS_PODS);
+            if last.len() == 4 && last.values().all(|m| m.as_deref() == Some(md5)) {
+                return since.elapsed();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let logs: Vec<String> = last
+        .keys()
+        .map(|pod| {
+            let log = env
+                .try_kubectl(
+                    &[
+                        "-n",
+                        "monitoring",
+                        "logs",
+                        pod,
+                        "-c",
+                        "config-reloader",
+                        "--tail=20",
+                    ],
+                    None,
+                )
+                .unwrap_or_else(|e| e);
+            format!("--- {pod}'s config loader:\n{log}")
+        })
+        .collect();
+    panic!(
+        "{marker}: not loaded by every agent within {limit:?}: stored {stored:?}, loaded \
+         {last:?}\n{}",
+        logs.join("\n")
+    );
+}
+
+/// Sets the value of the relabeling the test added to the ServiceMonitor.
+fn set_edit(env: &Env, value: &str) -> Instant {
+    let start = Instant::now();
+    env.kubectl(&[
+        "-n", "shop", "patch", "servicemonitor", "node-exporter", "--type=json", "-p",
+        &format!(
+            r#"[{{"op": "replace", "path": "/spec/endpoints/0/relabelings/1/replacement", "value": "{value}"}}]"#
+        ),
+    ]);
+    start
+}
+
+/// The host's PIDs of processes of this cluster (its cgroup) whose command line contains all of
+/// `args` and whose environment holds `env_entry` (`NAME=value`).
+fn cluster_pids(env: &Env, args: &[&str], env_entry: Option<&str>) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let read = |file: &str| std::fs::read(format!("/proc/{pid}/{file}")).unwrap_or_default();
+        let cgroup = String::from_utf8_lossy(&read("cgroup")).into_owned();
+        if !cgroup.contains(env.cluster.name()) {
+            continue;
+        }
+        let cmdline = String::from_utf8_lossy(&read("cmdline")).replace('\0', " ");
+        if !args.iter().all(|a| cmdline.contains(a)) {
+            continue;
+        }
+        let environ = read("environ");
+        if let Some(wanted) = env_entry
+            && !environ.split(|b| *b == 0).any(|e| e == wanted.as_bytes())
+        {
+            continue;
+        }
+        pids.push(pid);
+    }
+    pids
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill -{sig} {pid}");
+}
+
+/// p50 and the largest of `took`, as a timing line each.
+fn timing_spread(what: &str, took: &mut [Duration]) {
+    took.sort();
+    timing(
+        &format!("{what} (median of {})", took.len()),
+        took[took.len() / 2],
+    );
+    timing(
+        &format!("{what} (largest of {})", took.len()),
+        took[took.len() - 1],
+    );
+}
+
+/// Issue 35 on the real node, for both runtimes: the config loader delivers an edit to every
+/// agent pod's loaded config within seconds although the kubelet syncs volumes once a minute
+/// (`scripts/cluster` keeps the default); a config of many segment Secrets loads; a loader
+/// paused or killed, or the API server paused, delays a change but never loads a partial config.
+#[test]
+fn config_edits_reach_every_agent_in_seconds_on_both_runtimes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let env = Env::start_with("loader", node_images_with(&["--alloy"]));
+    install_kustomize(&env);
+    // Many segments: the filler monitors' jobs, in the config from the start (the agents start
+    // from it: the init container writes it whole). Applied one by one after the agents
+    // started, each would be a config, and a reload of four agents at once.
+    env.kubectl_input(&["apply", "-f", "-"], Some(&filler_monitors()));
+    let applied = Instant::now();
+    deliver(&env, "agent");
+    let last_filler = format!("serviceMonitor/filler/filler-{:04}/0", FILLER_MONITORS - 1);
+    let (text, segments) = stored_config(&env, "agent-config").expect("the config is complete");
+    assert!(
+        text.contains(&last_filler),
+        "the filler monitors are in the config"
+    );
+    assert!(segments >= 2, "{segments} segments");
+    let took = loaded_everywhere(&env, &last_filler, applied, Duration::from_secs(300));
+    timing(
+        &format!(
+            "GrafanaAgent applied -> its config of {segments} segments ({} KiB) loaded by every agent",
+            text.len() / 1024
+        ),
+        took,
+    );
+    env.kubectl(&[
+        "-n", "shop", "patch", "servicemonitor", "node-exporter", "--type=json", "-p",
+        r#"[{"op": "add", "path": "/spec/endpoints/0/relabelings/-", "value": {"targetLabel": "edited", "replacement": "v0"}}]"#,
+    ]);
+
+    for runtime in ["agent", "alloy"] {
+        if runtime == "alloy" {
+            let switched = Instant::now();
+            env.kubectl(&[
+                "-n",
+                "monitoring",
+                "patch",
+                "grafanaagent",
+                "agent",
+                "--type=merge",
+                "-p",
+                r#"{"spec": {"runtime": "alloy"}}"#,
+            ]);
+            for sts in ["agent", "agent-shard-1"] {
+                env.kubectl(&[
+                    "-n",
+                    "monitoring",
+                    "rollout",
+                    "status",
+                    &format!("statefulset/{sts}"),
+                    "--timeout=300s",
+                ]);
+            }
+            let image = env.kubectl(&[
+                "-n",
+                "monitoring",
+                "get",
+                "pod",
+                "agent-0",
+                "-o",
+                "jsonpath={.spec.containers[?(@.name==\"grafana-agent\")].image}",
+            ]);
+            assert_eq!(image, default_alloy_image());
+            timing(
+                "runtime switched to alloy -> every agent pod rolled",
+                switched.elapsed(),
+            );
+            // The roll is what an upgrade of the operator does to today's pods (a new pod
+            // template): one pod of a shard at a time, the other replica scraping on, so no
+            // target misses more than one scrape.
+            std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
+            assert_no_gap(
+                &env,
+                "",
+                switched.elapsed().as_secs() + 10,
+                "while the pods rolled",
+            );
+        }
+        let mut took = Vec::new();
+        for round in 1..=10 {
+            let value = format!("edit-{runtime}-{round:02}");
+            let start = set_edit(&env, &value);
+            took.push(loaded_everywhere(
+                &env,
+                &value,
+                start,
+                Duration::from_secs(60),
+            ));
+        }
+        timing_spread(
+            &format!("[{runtime}] ServiceMonitor edit -> every agent pod running the new config"),
+            &mut took,
+        );
+        let last = format!("edit-{runtime}-10");
+        let samples = eventually("the edit's samples", Duration::from_secs(120), || {
+            let edited = format!(r#"up{{job="node-exporter", namespace="shop", edited="{last}"}}"#);
+            without_replica(
+                &env.query(&edited)
+                    .iter()
+                    .map(|s| serde_json::from_value(s["metric"].clone()).expect("labels"))
+                    .collect::<Vec<_>>(),
+            )
+            .len()
+                == TARGETS
+        });
+        timing(
+            &format!("[{runtime}] last edit loaded -> its samples of every target in Prometheus"),
+            samples,
+        );
+
+        if runtime == "agent" {
+            refused_config_is_in_the_status(&env);
+        }
+
+        // A paused loader: the other pods load the edit; this one keeps its agent on the last
+        // complete config, and catches up once resumed.
+        let paused = cluster_pids(
+            &env,
+            &["config-loader", "--reload-url"],
+            Some("POD_NAME=agent-0"),
+        );
+        assert_eq!(paused.len(), 1, "agent-0's loader: {paused:?}");
+        signal(paused[0], "STOP");
+        let value = format!("edit-{runtime}-paused");
+        let start = set_edit(&env, &value);
+        eventually(
+            "the other agents load the edit",
+            Duration::from_secs(60),
+            || {
+                let Some((text, _)) = stored_config(&env, "agent-config") else {
+                    return false;
+                };
+                let md5 = render::segments::md5_hex(text.as_bytes());
+                let loaded = loaded_configs(&env, METRICS_PODS);
+                text.contains(&value)
+                    && loaded
+                        .iter()
+                        .filter(|(pod, _)| pod.as_str() != "agent-0")
+                        .all(|(_, m)| m.as_deref() == Some(&md5))
+            },
+        );
+        std::thread::sleep(Duration::from_secs(5));
+        signal(paused[0], "CONT");
+        let resumed = Instant::now();
+        loaded_everywhere(&env, &value, start, Duration::from_secs(120));
+        timing(
+            &format!("[{runtime}] paused loader resumed -> its agent running the newest config"),
+            resumed.elapsed(),
+        );
+
+        // A killed loader: its container restarts, reads the Secrets again and loads the newest
+        // config; the agent beside it never restarts.
+        let killed = cluster_pids(
+            &env,
+            &["config-loader", "--reload-url"],
+            Some("POD_NAME=agent-0"),
+        );
+        assert_eq!(killed.len(), 1, "agent-0's loader: {killed:?}");
+        let agent_restarts =
+            || {
+                env.kubectl(&[
+            "-n", "monitoring", "get", "pod", "agent-0", "-o",
+            "jsonpath={.status.containerStatuses[?(@.name==\"grafana-agent\")].restartCount}",
+        ])
+            };
+        let before = agent_restarts();
+        signal(killed[0], "KILL");
+        let value = format!("edit-{runtime}-killed");
+        let start = set_edit(&env, &value);
+        let took = loaded_everywhere(&env, &value, start, Duration::from_secs(120));
+        timing(
+            &format!("[{runtime}] loader killed, edit -> every agent running it"),
+            took,
+        );
+        assert_eq!(
+            agent_restarts(),
+            before,
+            "the agent restarted with its loader"
+        );
+
+        // The API server paused: the loaders' watches stall; once it is back, an edit arrives
+        // within seconds (no watch left hanging).
+        let apiserver = cluster_pids(&env, &["kube-apiserver", "--secure-port"], None);
+        assert_eq!(apiserver.len(), 1, "kube-apiserver: {apiserver:?}");
+        signal(apiserver[0], "STOP");
+        std::thread::sleep(Duration::from_secs(20));
+        signal(apiserver[0], "CONT");
+        eventually(
+            "the API server answers again",
+            Duration::from_secs(60),
+            || env.try_kubectl(&["get", "--raw", "/readyz"], None).is_ok(),
+        );
+        let value = format!("edit-{runtime}-after-pause");
+        let start = set_edit(&env, &value);
+        let took = loaded_everywhere(&env, &value, start, Duration::from_secs(120));
+        timing(
+            &format!("[{runtime}] API server paused 20 s, then an edit -> every agent running it"),
+            took,
+        );
+    }
+}
+
+/// Every target of the ServiceMonitor has samples (of its series matching `matchers` too) over
+/// the last `window_secs` with no gap reaching three scrape intervals: at most one scrape is
+/// lost (the issue's bound; a starved surviving replica on a loaded machine was seen to skip
+/// one).
+fn assert_no_gap(env: &Env, matchers: &str, window_secs: u64, what: &str) {
+    let raw = env.query(&format!(
+        r#"up{{job="node-exporter", namespace="shop"{matchers}}}[{window_secs}s]"#
+    ));
+    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for series in &raw {
+        let instance = series["metric"]["instance"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        for value in series["values"].as_array().expect("values") {
+            samples
+                .entry(instance.clone())
+                .or_default()
+                .push(value[0].as_f64().expect("timestamp"));
+        }
+    }
+    assert_eq!(samples.len(), TARGETS, "{raw:?}");
+    for (instance, mut times) in samples {
+        times.sort_by(f64::total_cmp);
+        let gap = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+        assert!(
+            gap < INTERVAL_SECONDS as f64 * 2.5,
+            "{instance}: a gap of {gap:.1}s in the samples {what}: more than one scrape of \
+             {INTERVAL_SECONDS}s lost"
+        );
+    }
+}
+
+/// A config the agent refuses: with `expandUserStrings` the ServiceMonitor's `${NOPE:?...}`
+/// reaches the agent's envsubst, which fails on it, so every reload is refused. The loaders
+/// keep the agents on the last config they accepted and turn not ready, and the GrafanaAgent's
+/// `Available` says `ConfigNotLoaded`, naming the pods; fixed, it is `True` again.
+fn refused_config_is_in_the_status(env: &Env) {
+    let reason = || {
+        env.try_kubectl(
+            &[
+                "-n",
+                "monitoring",
+                "get",
+                "grafanaagent",
+                "agent",
+                "-o",
+                "jsonpath={.status.conditions[?(@.type==\"Available\")].reason}: \
+                 {.status.conditions[?(@.type==\"Available\")].message}",
+            ],
+            None,
+        )
+        .unwrap_or_default()
+    };
+    env.kubectl(&[
+        "-n",
+        "monitoring",
+        "patch",
+        "grafanaagent",
+        "agent",
+        "--type=merge",
+        "-p",
+        r#"{"spec": {"expandUserStrings": true}}"#,
+    ]);
+    let refused = set_edit(env, "${NOPE:?refused-by-the-agent}");
+    let mut seen = String::new();
+    eventually(
+        "the refusal in the GrafanaAgent's status",
+        Duration::from_secs(120),
+        || {
+            seen = reason();
+            seen.starts_with("ConfigNotLoaded: ") && seen.contains("agent-0")
+        },
+    );
+    timing(
+        "a config the agent refuses -> ConfigNotLoaded in the GrafanaAgent's status",
+        refused.elapsed(),
+    );
+    assert!(seen.contains("config loader"), "{seen}");
+    env.kubectl(&[
+        "-n",
+        "monitoring",
+        "patch",
+        "grafanaagent",
+        "agent",
+        "--type=merge",
+        "-p",
+        r#"{"spec": {"expandUserStrings": false}}"#,
+    ]);
+    let start = set_edit(env, "edit-agent-fixed");
+    loaded_everywhere(env, "edit-agent-fixed", start, Duration::from_secs(120));
+    eventually("Available=True again", Duration::from_secs(120), || {
+        env.condition("grafanaagent", "monitoring", "agent", "Available") == "True"
+    });
 }
