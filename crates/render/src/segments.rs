@@ -229,8 +229,11 @@ const LINE_HEAD_BYTES: usize = 256;
 /// digests only the segments whose text changed.
 #[derive(Debug, Default)]
 pub struct SegmentCache {
-    /// Keys of the identity hash, random per cache: no one can craft a text taken for another.
-    keys: [RandomState; 2],
+    /// The key of the identity hash, random per cache: no one can craft a text taken for
+    /// another. An identity is that 64-bit keyed hash and the length: two texts of one length
+    /// are taken for each other with probability 2^-64 (one pass over the text per edit, not
+    /// two: hashing the config's tens of MB is most of an edit's cost here).
+    key: RandomState,
     by_identity: HashMap<[u64; 2], Cached>,
     /// Segments reused and stored anew by the last call.
     pub reused: usize,
@@ -257,22 +260,19 @@ pub fn store(
     let compress = config_len > GZIP_THRESHOLD;
     let mut fallback = SegmentCache::default();
     let cache = cache.unwrap_or(&mut fallback);
-    let keys = &cache.keys;
+    let key = &cache.key;
     let previous = &cache.by_identity;
     let found: Vec<([u64; 2], Result<Cached, Cached>, usize)> = ranges
         .par_iter()
         .map(|range| {
             // Hashed where it lies: only a segment not found again is copied out. The same
             // text is stored otherwise when the config crosses the threshold.
-            let id = keys.each_ref().map(|key| {
-                let mut hasher = key.build_hasher();
-                hasher.write_u8(u8::from(compress));
-                hasher.write_usize(range.len());
-                for slice in text.slices(range.clone()) {
-                    hasher.write(slice);
-                }
-                hasher.finish()
-            });
+            let mut hasher = key.build_hasher();
+            hasher.write_u8(u8::from(compress));
+            for slice in text.slices(range.clone()) {
+                hasher.write(slice);
+            }
+            let id = [hasher.finish(), range.len() as u64];
             match previous.get(&id) {
                 Some(cached) => Ok((id, Ok(cached.clone()), range.len())),
                 None => {
