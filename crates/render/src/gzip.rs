@@ -22,6 +22,7 @@
 use std::io;
 use std::ops::Range;
 
+use crate::text_chunks::ChunkText;
 use flate2::{Compress, Compression, Crc, FlushCompress, GzBuilder};
 use rayon::prelude::*;
 
@@ -51,13 +52,13 @@ pub fn gzip(text: &str) -> io::Result<Vec<u8>> {
 
 /// [`gzip`] of the concatenation of `chunks`, without ever concatenating them.
 pub fn gzip_chunks(chunks: &[&str]) -> io::Result<Vec<u8>> {
-    compress_text(&Text::new(chunks))
+    compress_text(&ChunkText::new(chunks))
 }
 
 /// Compresses `text`, piece by piece, in batches of twice as many pieces as rayon has
 /// threads: enough to keep every core busy, few enough that the copies of their text (and of
 /// their primers) stay a few MB whatever the size of the text.
-fn compress_text(text: &Text<'_>) -> io::Result<Vec<u8>> {
+fn compress_text(text: &ChunkText<'_>) -> io::Result<Vec<u8>> {
     let mut start = 0;
     let ranges: Vec<Range<usize>> = cut_points(text)
         .into_iter()
@@ -107,91 +108,8 @@ fn header() -> io::Result<Vec<u8>> {
     Ok(empty[..10].to_vec())
 }
 
-/// The text to compress, read where it lies: in the chunks it was given as (a config's frame
-/// lines and per-monitor parts), never laid end to end as a whole.
-struct Text<'t> {
-    /// The non-empty chunks, in order.
-    chunks: Vec<&'t [u8]>,
-    /// Where each of `chunks` starts in the text.
-    starts: Vec<usize>,
-    len: usize,
-}
-
-impl<'t> Text<'t> {
-    fn new(chunks: &[&'t str]) -> Self {
-        let chunks: Vec<&[u8]> = chunks
-            .iter()
-            .map(|c| c.as_bytes())
-            .filter(|c| !c.is_empty())
-            .collect();
-        let mut len = 0;
-        let starts = chunks
-            .iter()
-            .map(|c| {
-                let start = len;
-                len += c.len();
-                start
-            })
-            .collect();
-        Text {
-            chunks,
-            starts,
-            len,
-        }
-    }
-
-    /// The index of the chunk holding byte `pos` of the text (below its length).
-    fn chunk_of(&self, pos: usize) -> usize {
-        // The first chunk starts at 0 <= pos, so at least one start is counted.
-        self.starts.partition_point(|&s| s <= pos).saturating_sub(1)
-    }
-
-    /// The end of the line holding byte `start` (just past its newline), `None` when no
-    /// newline follows.
-    fn line_end_after(&self, start: usize) -> Option<usize> {
-        if start >= self.len {
-            return None;
-        }
-        let first = self.chunk_of(start);
-        let mut from = start - self.starts[first];
-        for (chunk, chunk_start) in self.chunks[first..].iter().zip(&self.starts[first..]) {
-            if let Some(i) = memchr::memchr(b'\n', &chunk[from..]) {
-                return Some(chunk_start + from + i + 1);
-            }
-            from = 0;
-        }
-        None
-    }
-
-    /// Bytes `range` of the text: borrowed from its chunk when one chunk holds them all,
-    /// copied into `buffer` otherwise.
-    fn bytes<'b>(&'b self, range: Range<usize>, buffer: &'b mut Vec<u8>) -> &'b [u8] {
-        if range.is_empty() {
-            return &[];
-        }
-        let first = self.chunk_of(range.start);
-        let offset = range.start - self.starts[first];
-        if let Some(within) = self.chunks[first].get(offset..offset + range.len()) {
-            return within;
-        }
-        buffer.clear();
-        buffer.reserve(range.len());
-        let mut from = offset;
-        for chunk in &self.chunks[first..] {
-            let wanted = range.len() - buffer.len();
-            let piece = &chunk[from..];
-            buffer.extend_from_slice(&piece[..wanted.min(piece.len())]);
-            if buffer.len() == range.len() {
-                break;
-            }
-            from = 0;
-        }
-        buffer
-    }
-}
-
 /// The end offsets of the pieces of `text` (the last one is its length).
-fn cut_points(text: &Text<'_>) -> Vec<usize> {
+fn cut_points(text: &ChunkText<'_>) -> Vec<usize> {
     let mut cuts = Vec::new();
     let mut segment_start = 0;
     while let Some(end) = next_cut(text, segment_start) {
@@ -208,7 +126,7 @@ fn cut_points(text: &Text<'_>) -> Vec<usize> {
 /// A piece ends after the first line that starts at least [`SEGMENT_BYTES`] into it and
 /// whose hash has its [`CUT_MASK`] bits zero; text before that point is not even read, so
 /// finding the cuts of a 50 MB config costs next to nothing.
-fn next_cut(text: &Text<'_>, segment_start: usize) -> Option<usize> {
+fn next_cut(text: &ChunkText<'_>, segment_start: usize) -> Option<usize> {
     if text.len - segment_start <= SEGMENT_BYTES {
         return None;
     }
@@ -319,7 +237,7 @@ mod tests {
     #[test]
     fn a_large_text_is_cut_into_segments_and_round_trips() {
         let text = jobs(40_000, "30s");
-        let cuts = cut_points(&Text::new(&[&text]));
+        let cuts = cut_points(&ChunkText::new(&[&text]));
         assert!(cuts.len() > 4, "{} segments", cuts.len());
         assert_eq!(cuts.last(), Some(&text.len()));
         let bytes = gzip(&text).expect("gzip");
@@ -386,7 +304,7 @@ mod tests {
     fn compressing_chunks_gives_the_bytes_of_compressing_their_concatenation() {
         let text = config_like();
         let whole = gzip(&text).expect("gzip");
-        assert!(cut_points(&Text::new(&[&text])).len() > 8);
+        assert!(cut_points(&ChunkText::new(&[&text])).len() > 8);
         let splits = [
             split(&text, &random_lengths(1, 5000)),
             split(&text, &random_lengths(2, 300_000)),

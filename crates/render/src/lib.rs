@@ -43,6 +43,7 @@ pub mod selector;
 pub mod sharding;
 pub mod status;
 pub mod store;
+mod text_chunks;
 pub mod workloads;
 pub mod yaml;
 

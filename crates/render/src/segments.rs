@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::desired::GZIP_THRESHOLD;
+use crate::text_chunks::ChunkText;
 
 /// The head Secret's key for the [`Manifest`], present only when the config has more than
 /// one segment (a config of one segment is stored exactly as before segments existed).
@@ -376,107 +377,8 @@ pub fn manifest_of(segments: &[StoredSegment]) -> Option<Manifest> {
     })
 }
 
-/// A text given as chunks, searched and copied out a range at a time.
-struct ChunkText<'c> {
-    /// The non-empty chunks, in order.
-    chunks: Vec<&'c [u8]>,
-    /// Where each chunk starts in the text.
-    starts: Vec<usize>,
-    len: usize,
-}
-
-impl<'c> ChunkText<'c> {
-    fn new(chunks: &[&'c str]) -> Self {
-        let chunks: Vec<&[u8]> = chunks
-            .iter()
-            .map(|c| c.as_bytes())
-            .filter(|c| !c.is_empty())
-            .collect();
-        let mut len = 0;
-        let starts = chunks
-            .iter()
-            .map(|c| {
-                let start = len;
-                len += c.len();
-                start
-            })
-            .collect();
-        ChunkText {
-            chunks,
-            starts,
-            len,
-        }
-    }
-
-    fn copy(&self, range: Range<usize>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(range.len());
-        for slice in self.slices(range) {
-            out.extend_from_slice(slice);
-        }
-        out
-    }
-
-    /// The index of the chunk holding byte `pos` (below the text's length).
-    fn chunk_of(&self, pos: usize) -> usize {
-        self.starts.partition_point(|&s| s <= pos).saturating_sub(1)
-    }
-
-    fn byte(&self, pos: usize) -> u8 {
-        let i = self.chunk_of(pos);
-        self.chunks[i][pos - self.starts[i]]
-    }
-
-    /// The pieces of the chunks that make up `range` of the text, in order.
-    fn slices(&self, range: Range<usize>) -> impl Iterator<Item = &'c [u8]> + '_ {
-        let first = self.chunk_of(range.start);
-        self.chunks[first..]
-            .iter()
-            .zip(&self.starts[first..])
-            .take_while(move |(_, start)| **start < range.end)
-            .filter_map(move |(chunk, &start)| {
-                let from = range.start.saturating_sub(start).min(chunk.len());
-                let to = (range.end - start).min(chunk.len());
-                (from < to).then(|| &chunk[from..to])
-            })
-    }
-
-    /// Where the first newline at or after `from` is.
-    fn newline_from(&self, from: usize) -> Option<usize> {
-        if from >= self.len {
-            return None;
-        }
-        let first = self.chunk_of(from);
-        self.chunks[first..]
-            .iter()
-            .zip(&self.starts[first..])
-            .find_map(|(chunk, &start)| {
-                let skip = from.saturating_sub(start);
-                memchr::memchr(b'\n', &chunk[skip..]).map(|i| start + skip + i)
-            })
-    }
-
-    /// Where the last newline in `range` is.
-    fn newline_before(&self, range: Range<usize>) -> Option<usize> {
-        if range.is_empty() {
-            return None;
-        }
-        let last = self.chunk_of(range.end - 1);
-        (0..=last).rev().find_map(|i| {
-            let start = self.starts[i];
-            if start + self.chunks[i].len() <= range.start {
-                return Some(None);
-            }
-            let from = range.start.saturating_sub(start);
-            let to = (range.end - start).min(self.chunks[i].len());
-            memchr::memrchr(b'\n', &self.chunks[i][from..to]).map(|j| Some(start + from + j))
-        })?
-    }
-
-    /// The end of the line starting at `start`: past its newline, or the text's end.
-    fn line_end(&self, start: usize) -> usize {
-        self.newline_from(start).map_or(self.len, |i| i + 1)
-    }
-
+/// What cutting segments asks of a text in chunks.
+impl ChunkText<'_> {
     /// Where a segment starting at `segment_start` must end at the latest: before the line
     /// that would take it past [`SEGMENT_MAX_BYTES`] (after its first line, however long);
     /// `None` when the rest of the text fits.
