@@ -1,0 +1,494 @@
+//! Alloy's configuration syntax: a typed document and the one writer for it.
+//!
+//! The writer gives exactly the text `alloy fmt` gives for the same document (a test runs the
+//! real binary on it), so what the operator stores is what a user would have written and
+//! formatted by hand, and a reformat shows no diff.
+//!
+//! Safety of tenants' values: a string is always written as one quoted literal with every
+//! quote, backslash and control character escaped. Alloy's syntax has no interpolation inside
+//! literals (`"${X}"` and `"sys.env(\"X\")"` are plain text), so a value can neither close its
+//! literal nor reach the environment; only [`Expr::Reference`], built from validated
+//! identifiers, is written unquoted.
+//!
+//! Canonical layout (all of it is what `alloy fmt` keeps unchanged):
+//! * a body lists its attributes first, then its blocks, each block after a blank line;
+//! * attribute names (and object keys) are padded to a common width over each run of
+//!   consecutive lines, a run ending after an attribute whose value spans lines, as Alloy's
+//!   tab-aligned printer does;
+//! * objects span lines, one `key = value,` per line; arrays stay on one line unless an element
+//!   spans lines, then objects are chained `[{ ... }, { ... }]`;
+//! * an empty block is `name { }`, an empty object `{}`.
+//!
+//! One exception to "what `alloy fmt` keeps": an object key that needs an escape (a quote, a
+//! backslash, a control character) is written as Alloy's parser reads it, but `alloy fmt`
+//! (v1.19.2) escapes such a key's text a second time, changing the key. Label names and the
+//! other keys the operator writes need no escapes.
+
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum SyntaxError {
+    #[error(
+        "{text:?} is not an Alloy identifier (a letter or `_`, then letters, digits or `_`, and \
+         not `true`, `false` or `null`)"
+    )]
+    InvalidIdentifier { text: String },
+}
+
+/// A name Alloy accepts bare: an attribute, a block name part, a component label, an
+/// object key written without quotes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Identifier(String);
+
+impl Identifier {
+    pub fn new(text: impl Into<String>) -> Result<Self, SyntaxError> {
+        let text = text.into();
+        if is_identifier(&text) {
+            Ok(Identifier(text))
+        } else {
+            Err(SyntaxError::InvalidIdentifier { text })
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    let starts_well = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    starts_well
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(text, "true" | "false" | "null")
+}
+
+/// A value: literals, arrays, objects and references to other components' exports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    String(String),
+    Int(i64),
+    Bool(bool),
+    Null,
+    Array(Vec<Expr>),
+    /// Keys in the order given; a key that is not an identifier is written quoted.
+    Object(Vec<(String, Expr)>),
+    /// `discovery.relabel.metrics_x.output`: a path of identifiers, written bare.
+    Reference(Vec<Identifier>),
+}
+
+impl Expr {
+    pub fn string(text: impl Into<String>) -> Self {
+        Expr::String(text.into())
+    }
+
+    pub fn strings<S: Into<String>>(texts: impl IntoIterator<Item = S>) -> Self {
+        Expr::Array(texts.into_iter().map(Expr::string).collect())
+    }
+
+    /// Whether the writer puts this value on more than one line.
+    fn spans_lines(&self) -> bool {
+        match self {
+            Expr::Object(entries) => !entries.is_empty(),
+            Expr::Array(items) => items.iter().any(Expr::spans_lines),
+            _ => false,
+        }
+    }
+}
+
+/// `name = value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute {
+    pub name: Identifier,
+    pub value: Expr,
+}
+
+/// `a.b "label" { body }`, the label being optional.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub name: Vec<Identifier>,
+    pub label: Option<Identifier>,
+    pub body: Body,
+}
+
+impl Block {
+    pub fn new(name: Vec<Identifier>, label: Option<Identifier>) -> Self {
+        Block {
+            name,
+            label,
+            body: Body::default(),
+        }
+    }
+}
+
+/// The inside of a block, or a whole file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Body {
+    pub attributes: Vec<Attribute>,
+    pub blocks: Vec<Block>,
+}
+
+impl Body {
+    pub fn attribute(&mut self, name: Identifier, value: Expr) -> &mut Self {
+        self.attributes.push(Attribute { name, value });
+        self
+    }
+
+    pub fn block(&mut self, block: Block) -> &mut Self {
+        self.blocks.push(block);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.attributes.is_empty() && self.blocks.is_empty()
+    }
+}
+
+/// The text of a whole file: `body`'s items at the top level, ending with a newline (empty
+/// for an empty body).
+pub fn write_file(body: &Body) -> String {
+    let mut out = String::new();
+    write_body(&mut out, body, 0);
+    out
+}
+
+fn write_body(out: &mut String, body: &Body, depth: usize) {
+    let lines = body.attributes.iter().map(|a| (a.name.as_str(), &a.value));
+    write_aligned(out, lines, depth, "");
+    for (i, block) in body.blocks.iter().enumerate() {
+        if i > 0 || !body.attributes.is_empty() {
+            out.push('\n');
+        }
+        write_block(out, block, depth);
+    }
+}
+
+fn write_block(out: &mut String, block: &Block, depth: usize) {
+    indent(out, depth);
+    for (i, part) in block.name.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        out.push_str(part.as_str());
+    }
+    if let Some(label) = &block.label {
+        out.push(' ');
+        write_string(out, label.as_str());
+    }
+    if block.body.is_empty() {
+        out.push_str(" { }\n");
+        return;
+    }
+    out.push_str(" {\n");
+    write_body(out, &block.body, depth + 1);
+    indent(out, depth);
+    out.push_str("}\n");
+}
+
+/// `name = value` lines (with `terminator` after each value: `,` inside objects), names
+/// padded over each run of lines that Alloy's printer aligns.
+fn write_aligned<'a>(
+    out: &mut String,
+    lines: impl Iterator<Item = (&'a str, &'a Expr)> + Clone,
+    depth: usize,
+    terminator: &str,
+) {
+    let lines: Vec<(&str, &Expr)> = lines.collect();
+    let mut run_start = 0;
+    while run_start < lines.len() {
+        let run_end = lines[run_start..]
+            .iter()
+            .position(|(_, value)| value.spans_lines())
+            .map_or(lines.len(), |i| run_start + i + 1);
+        let run = &lines[run_start..run_end];
+        let width = run.iter().map(|(key, _)| key_width(key)).max().unwrap_or(0);
+        for (key, value) in run {
+            indent(out, depth);
+            write_key(out, key);
+            out.extend(std::iter::repeat_n(' ', width - key_width(key)));
+            out.push_str(" = ");
+            write_expr(out, value, depth);
+            out.push_str(terminator);
+            out.push('\n');
+        }
+        run_start = run_end;
+    }
+}
+
+/// The width Alloy's aligner gives a key: characters, not bytes.
+fn key_width(key: &str) -> usize {
+    let mut text = String::new();
+    write_key(&mut text, key);
+    text.chars().count()
+}
+
+fn write_key(out: &mut String, key: &str) {
+    if is_identifier(key) {
+        out.push_str(key);
+    } else {
+        write_string(out, key);
+    }
+}
+
+fn write_expr(out: &mut String, expr: &Expr, depth: usize) {
+    match expr {
+        Expr::String(text) => write_string(out, text),
+        Expr::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Expr::Null => out.push_str("null"),
+        Expr::Reference(path) => {
+            for (i, part) in path.iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                out.push_str(part.as_str());
+            }
+        }
+        Expr::Object(entries) if entries.is_empty() => out.push_str("{}"),
+        Expr::Object(entries) => {
+            out.push_str("{\n");
+            write_object_entries(out, entries, depth + 1);
+            indent(out, depth);
+            out.push('}');
+        }
+        Expr::Array(items) if !expr.spans_lines() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_expr(out, item, depth);
+            }
+            out.push(']');
+        }
+        Expr::Array(items) => write_spanning_array(out, items, depth),
+    }
+}
+
+fn write_object_entries(out: &mut String, entries: &[(String, Expr)], depth: usize) {
+    let lines = entries.iter().map(|(key, value)| (key.as_str(), value));
+    write_aligned(out, lines, depth, ",");
+}
+
+/// An array with an element on several lines: objects chained as `[{ ... }, { ... }]`,
+/// anything else one element per line.
+fn write_spanning_array(out: &mut String, items: &[Expr], depth: usize) {
+    let all_objects = items
+        .iter()
+        .all(|item| matches!(item, Expr::Object(entries) if !entries.is_empty()));
+    if all_objects {
+        out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_expr(out, item, depth);
+        }
+        out.push(']');
+        return;
+    }
+    out.push_str("[\n");
+    for item in items {
+        indent(out, depth + 1);
+        write_expr(out, item, depth + 1);
+        out.push_str(",\n");
+    }
+    indent(out, depth);
+    out.push(']');
+}
+
+fn indent(out: &mut String, depth: usize) {
+    out.extend(std::iter::repeat_n('\t', depth));
+}
+
+/// `text` as one Alloy string literal. Quotes and backslashes are escaped; so is every
+/// control character (a raw tab would also be eaten by `alloy fmt`'s aligner); everything
+/// else, any Unicode text, is written as it is.
+fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || is_line_separator(c) => {
+                let code = u32::from(c);
+                let _ = if code <= 0xFFFF {
+                    write!(out, "\\u{code:04x}")
+                } else {
+                    write!(out, "\\U{code:08x}")
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// U+2028 and U+2029 end lines for some readers; escaped so that a literal is one line to all.
+fn is_line_separator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(text: &str) -> Identifier {
+        Identifier::new(text).expect("a test identifier")
+    }
+
+    /// The inverse of `write_string`, as Alloy's scanner reads a literal, for the escapes the
+    /// writer uses.
+    fn read_string(literal: &str) -> String {
+        let inner = &literal[1..literal.len() - 1];
+        let mut out = String::new();
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                assert!(c != '"' && !c.is_control(), "unescaped {c:?} in {literal}");
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('"') => out.push('"'),
+                Some('\\') => out.push('\\'),
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                Some('t') => out.push('\t'),
+                Some(kind @ ('u' | 'U')) => {
+                    let digits: String = chars
+                        .by_ref()
+                        .take(if kind == 'u' { 4 } else { 8 })
+                        .collect();
+                    let code = u32::from_str_radix(&digits, 16).expect("hex digits");
+                    out.push(char::from_u32(code).expect("a char"));
+                }
+                other => panic!("unexpected escape {other:?} in {literal}"),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn identifiers_are_checked() {
+        for good in ["a", "_", "metrics_x_1", "A9"] {
+            assert!(Identifier::new(good).is_ok(), "{good}");
+        }
+        for bad in ["", "1a", "a-b", "a.b", "true", "null", "é"] {
+            assert_eq!(
+                Identifier::new(bad),
+                Err(SyntaxError::InvalidIdentifier { text: bad.into() })
+            );
+        }
+    }
+
+    #[test]
+    fn every_string_reads_back_as_written_and_stays_one_literal() {
+        let hostile = [
+            "",
+            "plain",
+            "a\"b",
+            "back\\slash\\",
+            "\\\"",
+            "line\nbreak\r\n",
+            "tab\there",
+            "${HOSTNAME} $(SHARD) $$1 sys.env(\"HOME\")",
+            "\u{0} \u{1} \u{7f} \u{85} \u{2028} \u{2029}",
+            "é 漢字 🙂",
+            "\" + sys.env(\"SECRET\") + \"",
+        ];
+        for text in hostile {
+            let mut literal = String::new();
+            write_string(&mut literal, text);
+            assert!(!literal.contains('\n'), "{literal}");
+            assert_eq!(read_string(&literal), text, "{literal}");
+        }
+    }
+
+    #[test]
+    fn runs_of_names_align_until_a_value_spans_lines() {
+        let mut body = Body::default();
+        body.attribute(id("targets"), Expr::Array(vec![]))
+            .attribute(
+                id("forward_to"),
+                Expr::Reference(vec![id("prometheus"), id("remote_write"), id("x")]),
+            )
+            .attribute(
+                id("params"),
+                Expr::Object(vec![("module".into(), Expr::strings(["a"]))]),
+            )
+            .attribute(id("scrape_timeout"), Expr::string("10s"))
+            .attribute(id("job"), Expr::string("j"));
+        assert_eq!(
+            write_file(&body),
+            "targets    = []\n\
+             forward_to = prometheus.remote_write.x\n\
+             params     = {\n\
+             \tmodule = [\"a\"],\n\
+             }\n\
+             scrape_timeout = \"10s\"\n\
+             job            = \"j\"\n"
+        );
+    }
+
+    #[test]
+    fn blocks_follow_attributes_after_a_blank_line() {
+        let mut inner = Block::new(vec![id("rule")], None);
+        inner.body.attribute(id("action"), Expr::string("keep"));
+        let mut outer = Block::new(vec![id("discovery"), id("relabel")], Some(id("a")));
+        outer
+            .body
+            .attribute(id("targets"), Expr::Array(vec![]))
+            .block(inner.clone())
+            .block(Block::new(vec![id("empty")], None));
+        let mut file = Body::default();
+        file.block(outer).block(inner);
+        assert_eq!(
+            write_file(&file),
+            "discovery.relabel \"a\" {\n\
+             \ttargets = []\n\
+             \n\
+             \trule {\n\
+             \t\taction = \"keep\"\n\
+             \t}\n\
+             \n\
+             \tempty { }\n\
+             }\n\
+             \n\
+             rule {\n\
+             \taction = \"keep\"\n\
+             }\n"
+        );
+    }
+
+    #[test]
+    fn arrays_of_objects_chain_and_keys_are_quoted_when_needed() {
+        let object = |address: &str| {
+            Expr::Object(vec![
+                ("__address__".into(), Expr::string(address)),
+                ("app.kubernetes.io/name".into(), Expr::string("x")),
+            ])
+        };
+        let mut body = Body::default();
+        body.attribute(id("targets"), Expr::Array(vec![object("a"), object("b")]));
+        assert_eq!(
+            write_file(&body),
+            "targets = [{\n\
+             \t__address__              = \"a\",\n\
+             \t\"app.kubernetes.io/name\" = \"x\",\n\
+             }, {\n\
+             \t__address__              = \"b\",\n\
+             \t\"app.kubernetes.io/name\" = \"x\",\n\
+             }]\n"
+        );
+    }
+}
