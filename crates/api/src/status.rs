@@ -22,7 +22,10 @@ pub mod condition {
     pub const AVAILABLE: &str = "Available";
     /// `True` while the pods do not use some settings of the selected objects: with runtime
     /// alloy, settings Alloy does not use; with either runtime, fields the operator no longer
-    /// uses (`spec.configReloaderImage`). The message names each object and field.
+    /// uses (`spec.configReloaderImage`) and fields our CRDs' schemas lack (a newer CRD in the
+    /// cluster). The message names each object and field. On the GrafanaAgent for every
+    /// object it selects; in an instance's, PodLogs' or Integration's entry for the object
+    /// and what it selects.
     pub const RUNTIME_DIFFERENCES: &str = "RuntimeDifferences";
 }
 
@@ -50,6 +53,10 @@ pub mod reason {
     /// `RuntimeDifferences=True`: some settings are not used by the operator any more (see
     /// the message), maybe with some Alloy does not use.
     pub const UNUSED_SETTING: &str = "UnusedSetting";
+    /// `RuntimeDifferences=True`: some objects hold fields that the schemas of our CRDs lack
+    /// (the cluster serves a newer CRD, e.g. prometheus-operator's): they are ignored, and
+    /// the message names each object and field.
+    pub const UNKNOWN_FIELD: &str = "UnknownField";
 }
 
 /// How many rejected objects a status lists; `rejectedTotal` counts them all.

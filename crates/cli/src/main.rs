@@ -311,6 +311,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 problems += 1;
             }
             for w in plans.iter().flat_map(|p| &p.warnings) {
+                // The loader warned of each unknown field already, naming its file and
+                // document (and of those of objects no agent selects).
+                if w.reason == render::rejection::Reason::UnknownField {
+                    continue;
+                }
                 eprintln!("warning: {w}");
             }
             if plans.is_empty() {

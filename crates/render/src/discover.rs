@@ -132,6 +132,10 @@ pub struct Discovery {
     /// at their current resourceVersion, with every key the hierarchy references in each.
     /// Plan only when this is empty.
     pub to_load: BTreeMap<DataRef, BTreeSet<String>>,
+    /// The agent's and its members' fields that our schemas lack, as the inputs recorded them
+    /// when each object arrived ([`crate::store::InputView::unknown_fields`]): one warning
+    /// (Reason `UnknownField`) per object; the objects run without them.
+    pub warnings: Vec<Rejection>,
 }
 
 struct Discoverer<'a, V: ?Sized> {
@@ -471,6 +475,13 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
     d.rejections.dedup();
     d.dependencies.members = std::mem::take(&mut d.members).into_iter().collect();
     let to_load = not_loaded(&d.assets, &d.dependencies);
+    // The few objects with unknown fields, not every member: nothing to do in the usual case.
+    let warnings = inputs
+        .unknown_fields()
+        .iter()
+        .filter(|(object, _)| **object == agent_ref || d.dependencies.members.contains(object))
+        .map(|(object, fields)| Rejection::unknown_fields(object.clone(), fields))
+        .collect();
     Discovery {
         hierarchy: Hierarchy {
             agent: agent.clone(),
@@ -483,6 +494,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         rejections: d.rejections,
         dependencies: d.dependencies,
         to_load,
+        warnings,
     }
 }
 

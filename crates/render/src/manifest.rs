@@ -162,8 +162,12 @@ enum Parsed {
     ConfigMap(DataRead),
 }
 
-fn put<T: crate::store::Input>(store: &mut InputStore, object: T) {
+/// Adds `object` with the fields its schema check found unknown ([`unknown_fields`]), which
+/// the plan then reports as the controller's does.
+fn put<T: crate::store::Input>(store: &mut InputStore, object: T, unknown: Vec<String>) {
+    let key = crate::input_ref::InputRef::of(T::KIND, &object);
     store.apply(Arc::new(object));
+    store.set_unknown_fields(key, unknown);
 }
 
 /// A Secret or ConfigMap read whole from a file.
@@ -212,6 +216,8 @@ enum Prepared {
         diagnostics: Vec<Diagnostic>,
         /// `None` when it cannot be used.
         object: Option<Parsed>,
+        /// The paths of its fields our schema does not have (warned of in `diagnostics`).
+        unknown: Vec<String>,
     },
 }
 
@@ -252,6 +258,7 @@ impl Loader {
                 document,
                 diagnostics,
                 object,
+                unknown,
             } => {
                 if let Some((first_source, first_document)) = self.seen.get(&label) {
                     let msg = format!(
@@ -269,14 +276,14 @@ impl Loader {
                 let Some(object) = object else { return };
                 let s = &mut self.store;
                 match object {
-                    Parsed::Agent(o) => put(s, o),
-                    Parsed::MetricsInstance(o) => put(s, o),
-                    Parsed::LogsInstance(o) => put(s, o),
-                    Parsed::PodLogs(o) => put(s, o),
-                    Parsed::Integration(o) => put(s, o),
-                    Parsed::ServiceMonitor(o) => put(s, o),
-                    Parsed::PodMonitor(o) => put(s, o),
-                    Parsed::Probe(o) => put(s, o),
+                    Parsed::Agent(o) => put(s, o, unknown),
+                    Parsed::MetricsInstance(o) => put(s, o, unknown),
+                    Parsed::LogsInstance(o) => put(s, o, unknown),
+                    Parsed::PodLogs(o) => put(s, o, unknown),
+                    Parsed::Integration(o) => put(s, o, unknown),
+                    Parsed::ServiceMonitor(o) => put(s, o, unknown),
+                    Parsed::PodMonitor(o) => put(s, o, unknown),
+                    Parsed::Probe(o) => put(s, o, unknown),
                     Parsed::Namespace(name, labels) => s.apply_namespace(name, labels),
                     Parsed::Secret(d) => d.store_in(s, AssetSource::Secret),
                     Parsed::ConfigMap(d) => d.store_in(s, AssetSource::ConfigMap),
@@ -465,11 +472,18 @@ fn prepare_value(ctx: &DocContext<'_>, value: Value, out: &mut Vec<Prepared>) {
             ));
         }
     }
+    // What the schema check warned of as unknown, kept beside the object for the plan.
+    let unknown = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning && d.message == UNKNOWN_FIELD)
+        .filter_map(|d| d.field.clone())
+        .collect();
     out.push(Prepared::Candidate {
         label,
         document: ctx.document,
         diagnostics,
         object,
+        unknown,
     });
 }
 
@@ -643,24 +657,72 @@ struct Problem {
     message: String,
 }
 
+/// What the loader says of a field our schema does not have.
+const UNKNOWN_FIELD: &str = "unknown field, ignored";
+
+impl Problem {
+    fn unknown_field(field: String) -> Self {
+        Problem {
+            severity: Severity::Warning,
+            field,
+            message: UNKNOWN_FIELD.into(),
+        }
+    }
+
+    fn is_unknown_field(&self) -> bool {
+        self.severity == Severity::Warning && self.message == UNKNOWN_FIELD
+    }
+}
+
+/// Whether `kind` is one of ours, whose objects [`unknown_fields`] checks.
+pub fn has_schema(kind: &str) -> bool {
+    admission::crd_schemas().contains_key(kind)
+}
+
+/// Checks `value`, a live object of one of our kinds (`kind`, at the `apiVersion` it
+/// carries), against the schema of the CRD we generate, with the walk the [`Loader`] checks a
+/// manifest with, and returns the paths of the fields that schema does not have, in the
+/// object's order (`spec.endpoints[0].futureEndpointField`, as `render` names them). Like the
+/// loader, it applies the schema's `default`s and gives missing required fields their zero
+/// value, so that the object deserialized from `value` afterwards is the one `render` reads.
+/// `None` when `kind` (or its apiVersion) is not one of ours: nothing was checked.
+///
+/// For the controller, which reads objects the API server admitted against the cluster's
+/// CRD: when that CRD is newer than ours (prometheus-operator's), the server keeps fields our
+/// types lack, and deserializing would drop them without a word. The other problems the
+/// loader reports (a value our schema refuses) are not returned: such an object is read as
+/// before (deserializing it fails or keeps it), only its unknown fields are news. `status`
+/// is never looked at: controllers write it, it sets nothing.
+pub fn unknown_fields(kind: &str, value: &mut Value) -> Option<Vec<String>> {
+    let api_version = value.get("apiVersion").and_then(Value::as_str)?;
+    let schema = admission::crd_schemas().get(kind)?.schema(api_version)?;
+    let mut problems = Vec::new();
+    check_top_level(value, schema, &mut problems);
+    Some(
+        problems
+            .into_iter()
+            .filter(Problem::is_unknown_field)
+            .map(|p| p.field)
+            .collect(),
+    )
+}
+
 fn check_top_level(value: &mut Value, schema: &JSONSchemaProps, problems: &mut Vec<Problem>) {
     let Value::Object(obj) = value else { return };
     let props = schema.properties.as_ref();
     let mut path = String::new();
     for (key, v) in obj.iter_mut() {
         match key.as_str() {
-            "apiVersion" | "kind" | "metadata" => {}
+            // A status is written by controllers (prometheus-operator writes one on its
+            // monitors that our CRD has no schema for) and sets nothing: never a warning.
+            "apiVersion" | "kind" | "metadata" | "status" => {}
             _ => match props.and_then(|p| p.get(key)) {
                 Some(s) => {
                     path.clear();
                     path.push_str(key);
                     check(v, s, &mut path, problems);
                 }
-                None => problems.push(Problem {
-                    severity: Severity::Warning,
-                    field: key.clone(),
-                    message: "unknown field, ignored".into(),
-                }),
+                None => problems.push(Problem::unknown_field(key.clone())),
             },
         }
     }
@@ -753,11 +815,7 @@ fn check(
                     match props.get(key) {
                         Some(s) => with_child(path, key, |path| check(v, s, path, problems)),
                         None if schema.x_kubernetes_preserve_unknown_fields == Some(true) => {}
-                        None => problems.push(Problem {
-                            severity: Severity::Warning,
-                            field: format!("{path}.{key}"),
-                            message: "unknown field, ignored".into(),
-                        }),
+                        None => problems.push(Problem::unknown_field(format!("{path}.{key}"))),
                     }
                 }
                 for required in schema.required.iter().flatten() {

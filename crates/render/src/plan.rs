@@ -52,8 +52,9 @@ pub struct Plan {
     pub rejections: Vec<Rejection>,
     /// What the runtime does differently from what the objects ask for, sorted: Reason
     /// `AlloyDifference` ([`crate::alloy::warnings`]), and settings the operator no longer
-    /// uses, Reason `UnusedSetting` ([`workloads::pod_template::unused_settings`]). The
-    /// objects still run.
+    /// uses, Reason `UnusedSetting` ([`workloads::pod_template::unused_settings`]), and
+    /// fields our schemas lack, Reason `UnknownField` ([`Discovery::warnings`]). The objects
+    /// still run.
     pub warnings: Vec<Rejection>,
     /// The agent's status and its entries in the instances and Integrations it selects.
     pub status: DesiredStatus,
@@ -532,14 +533,9 @@ pub fn plan_with_metrics(
     let mut warnings = crate::alloy::warnings(selected);
     warnings.extend(workloads::pod_template::unused_settings(selected));
     warnings.extend(config::metrics::monitor_settings::warnings(selected));
+    warnings.extend(discovery.warnings.iter().cloned());
     warnings.sort();
-    status
-        .agent
-        .conditions
-        .extend(crate::status::runtime_differences(
-            &warnings,
-            h.agent.metadata.generation,
-        ));
+    crate::status::add_runtime_differences(&mut status, selected, &warnings);
     Plan {
         agent,
         objects: p.objects,

@@ -69,6 +69,10 @@ pub enum Reason {
     /// A setting this operator accepts but no longer uses, and what it does instead (a
     /// warning: the object runs), e.g. `spec.configReloaderImage`.
     UnusedSetting,
+    /// Fields of an object that the schema of our CRD does not have (a cluster may serve a
+    /// newer CRD than ours, e.g. prometheus-operator's, and keep them): ignored, as `render`
+    /// ignores them (a warning: the object runs without them).
+    UnknownField,
 }
 
 impl Reason {
@@ -99,6 +103,7 @@ impl Reason {
             Reason::AlloyRefuses => "AlloyRefuses",
             Reason::AlloyDifference => "AlloyDifference",
             Reason::UnusedSetting => "UnusedSetting",
+            Reason::UnknownField => "UnknownField",
         }
     }
 
@@ -148,6 +153,24 @@ impl Rejection {
             message: message.into(),
             reason,
         }
+    }
+}
+
+impl Rejection {
+    /// The warning for `fields` of `object`, the paths its schema check found unknown
+    /// ([`crate::manifest::unknown_fields`]): one per object, naming every field, so that one
+    /// Event tells one object's set of fields (a different set is a different Event). Sorted:
+    /// the order of a live object's fields is the API server's, that of a manifest its
+    /// author's, and both must read the same.
+    pub fn unknown_fields(object: InputRef, fields: &[String]) -> Self {
+        let mut fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+        fields.sort_unstable();
+        fields.dedup();
+        let message = match fields.as_slice() {
+            [one] => format!("unknown field, ignored: {one}"),
+            _ => format!("unknown fields, ignored: {}", fields.join(", ")),
+        };
+        Rejection::new(object, Reason::UnknownField, None, message)
     }
 }
 

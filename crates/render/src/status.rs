@@ -142,28 +142,30 @@ pub fn planned_condition(
 }
 
 /// `RuntimeDifferences=True` naming the first `warnings` (what Alloy does differently, the
-/// settings the operator no longer uses), or `None` when there is none. Its reason is
-/// `AlloyDifference` when every warning is Alloy's, `UnusedSetting` otherwise.
+/// settings the operator no longer uses, the fields our schemas lack), or `None` when there
+/// is none. Its reason is `AlloyDifference` when every warning is Alloy's, `UnknownField`
+/// when every one is an unknown field, `UnusedSetting` otherwise.
 pub fn runtime_differences(warnings: &[Rejection], generation: Option<i64>) -> Option<Condition> {
-    if warnings.is_empty() {
-        return None;
-    }
-    let alloy_only = warnings
-        .iter()
-        .all(|w| w.reason == crate::rejection::Reason::AlloyDifference);
+    let first = warnings.first()?;
+    let (reason, what) = match first.reason {
+        _ if warnings.iter().any(|w| w.reason != first.reason) => {
+            (reason::UNUSED_SETTING, "settings the pods do not use")
+        }
+        Reason::AlloyDifference => (reason::ALLOY_DIFFERENCE, "settings Alloy does not use"),
+        Reason::UnknownField => (
+            reason::UNKNOWN_FIELD,
+            "objects with fields the operator does not know",
+        ),
+        _ => (reason::UNUSED_SETTING, "settings the pods do not use"),
+    };
     let listed: Vec<String> = warnings
         .iter()
         .take(REJECTIONS_IN_MESSAGE)
         .map(ToString::to_string)
         .collect();
     let mut message = format!(
-        "{} settings {} (the objects run): {}",
+        "{} {what} (the objects run): {}",
         warnings.len(),
-        if alloy_only {
-            "Alloy does not use"
-        } else {
-            "the pods do not use"
-        },
         listed.join("; ")
     );
     let more = warnings.len().saturating_sub(REJECTIONS_IN_MESSAGE);
@@ -173,14 +175,69 @@ pub fn runtime_differences(warnings: &[Rejection], generation: Option<i64>) -> O
     Some(planned_condition(
         condition::RUNTIME_DIFFERENCES,
         true,
-        if alloy_only {
-            reason::ALLOY_DIFFERENCE
-        } else {
-            reason::UNUSED_SETTING
-        },
+        reason,
         message,
         generation,
     ))
+}
+
+/// Adds `RuntimeDifferences` ([`runtime_differences`]) to the agent's status and to each entry
+/// whose object, or what it selects, has `warnings` (sorted): a MetricsInstance's entry for
+/// the instance and its monitors and Probes, a LogsInstance's for the instance and its
+/// PodLogs, a PodLogs' and an Integration's for the object itself. Where a user looks at an
+/// object, the status it has says what of it is not used.
+pub fn add_runtime_differences(status: &mut DesiredStatus, h: &Hierarchy, warnings: &[Rejection]) {
+    if warnings.is_empty() {
+        return;
+    }
+    status
+        .agent
+        .conditions
+        .extend(runtime_differences(warnings, h.agent.metadata.generation));
+    let about = |members: &BTreeSet<InputRef>| -> Vec<Rejection> {
+        warnings
+            .iter()
+            .filter(|w| members.contains(&w.object))
+            .cloned()
+            .collect()
+    };
+    for (entry, node) in status.metrics_instances.iter_mut().zip(&h.metrics) {
+        let members: BTreeSet<InputRef> = std::iter::once(entry.object.clone())
+            .chain(refs_of(Kind::ServiceMonitor, &node.service_monitors))
+            .chain(refs_of(Kind::PodMonitor, &node.pod_monitors))
+            .chain(refs_of(Kind::Probe, &node.probes))
+            .collect();
+        let generation = node.instance.metadata.generation;
+        entry
+            .entry
+            .conditions
+            .extend(runtime_differences(&about(&members), generation));
+    }
+    for (entry, node) in status.logs_instances.iter_mut().zip(&h.logs) {
+        let members: BTreeSet<InputRef> = std::iter::once(entry.object.clone())
+            .chain(refs_of(Kind::PodLogs, &node.pod_logs))
+            .collect();
+        let generation = node.instance.metadata.generation;
+        entry
+            .entry
+            .conditions
+            .extend(runtime_differences(&about(&members), generation));
+    }
+    for entry in &mut status.pod_logs {
+        let generation = entry.entry.observed_generation;
+        let own = about(&BTreeSet::from([entry.object.clone()]));
+        entry
+            .entry
+            .conditions
+            .extend(runtime_differences(&own, generation));
+    }
+    for (entry, integration) in status.integrations.iter_mut().zip(&h.integrations) {
+        let own = about(&BTreeSet::from([entry.object.clone()]));
+        entry
+            .entry
+            .conditions
+            .extend(runtime_differences(&own, integration.metadata.generation));
+    }
 }
 
 /// `Reconciled`: `True` with `ok_message` when nothing was rejected, otherwise `False`
@@ -624,6 +681,83 @@ spec: {name: node_exporter, type: {allNodes: true}, config: {}}
             &crate::discover(agent, &store),
             &crate::PlanOptions::default(),
         )
+    }
+
+    /// Fields our schemas lack (recorded as the loader and the controller's watches record
+    /// them) show where a user looks: `RuntimeDifferences` (reason `UnknownField`) on the
+    /// agent, in the entry of the instance selecting the monitor and in the PodLogs' own
+    /// entry, not in the others; one warning per object naming every field. The objects run.
+    #[test]
+    fn unknown_fields_show_on_the_agent_and_the_entries_of_their_objects() {
+        let text = TWO_INSTANCES
+            .replace(
+                "metadata: {name: fine, namespace: monitoring, labels: {instance: good}}\nspec:\n",
+                "metadata: {name: fine, namespace: monitoring, labels: {instance: good}}\nspec:\n  futureField: x\n",
+            )
+            .replace(
+                "spec: {selector: {}}",
+                "spec: {selector: {futureMatch: 1}, futureStage: []}",
+            );
+        let mut loader = Loader::new();
+        loader.add_source("test.yaml", &text);
+        let loaded = loader.finish();
+        let fields: Vec<_> = loaded.diagnostics.iter().map(|d| d.field.clone()).collect();
+        assert_eq!(
+            fields,
+            [
+                Some("spec.futureField".to_owned()),
+                Some("spec.selector.futureMatch".to_owned()),
+                Some("spec.futureStage".to_owned()),
+            ]
+        );
+        let store = loaded.store;
+        let agent = store.agents().next().expect("a GrafanaAgent");
+        let plan = crate::plan(&crate::discover(agent, &store), &Default::default());
+        let warnings: Vec<String> = plan.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                "PodLogs monitoring/app: unknown fields, ignored: spec.futureStage, spec.selector.futureMatch",
+                "ServiceMonitor monitoring/fine: unknown field, ignored: spec.futureField",
+            ]
+        );
+        let differences = |conditions: &[Condition]| -> Option<(String, String)> {
+            conditions
+                .iter()
+                .find(|c| c.type_ == condition::RUNTIME_DIFFERENCES)
+                .map(|c| (c.reason.clone(), c.message.clone()))
+        };
+        let (reason, message) = differences(&plan.status.agent.conditions).expect("on the agent");
+        assert_eq!(reason, reason::UNKNOWN_FIELD);
+        assert!(message.starts_with("2 objects with fields the operator does not know"));
+        let by_instance: Vec<(&str, Option<String>)> = plan
+            .status
+            .metrics_instances
+            .iter()
+            .map(|e| {
+                let d = differences(&e.entry.conditions);
+                (e.object.name.as_str(), d.map(|(_, m)| m))
+            })
+            .collect();
+        assert_eq!(
+            by_instance,
+            [
+                ("bad", None),
+                (
+                    "good",
+                    Some("1 objects with fields the operator does not know (the objects run): ServiceMonitor monitoring/fine: unknown field, ignored: spec.futureField".to_owned())
+                ),
+            ]
+        );
+        assert!(differences(&plan.status.pod_logs[0].entry.conditions).is_some());
+        assert!(differences(&plan.status.logs_instances[0].entry.conditions).is_some());
+        assert!(differences(&plan.status.integrations[0].entry.conditions).is_none());
+        // A warning, not a rejection: the monitor is in the config.
+        let config = plan.configs[0].text.as_str();
+        assert!(
+            config.contains("serviceMonitor/monitoring/fine/0"),
+            "{config}"
+        );
     }
 
     #[test]

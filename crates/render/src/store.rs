@@ -24,7 +24,7 @@ use api::{
 };
 use kube::core::Resource;
 
-use crate::input_ref::Kind;
+use crate::input_ref::{InputRef, Kind};
 use crate::references::{self, Reference};
 
 pub use crate::asset_key::AssetSource;
@@ -40,6 +40,13 @@ pub type Labels = BTreeMap<String, String>;
 pub type KeyValues = BTreeMap<String, Vec<u8>>;
 
 static NO_LABELS: Labels = BTreeMap::new();
+
+/// The fields of each object that the schema of our CRD does not have, as its schema check
+/// found them when the object arrived ([`crate::manifest::unknown_fields`]): only objects with
+/// some are listed, in (kind, namespace, name) order.
+pub type UnknownFields = BTreeMap<InputRef, Vec<String>>;
+
+static NO_UNKNOWN_FIELDS: UnknownFields = BTreeMap::new();
 
 /// `(namespace, name)` of any object.
 pub fn namespaced_name<T: Resource>(object: &T) -> NamespacedName {
@@ -361,6 +368,11 @@ pub trait InputView {
     fn namespace_names(&self) -> BTreeSet<&str>;
     /// A Secret or ConfigMap, if it exists.
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject>;
+    /// The objects holding fields our schemas lack ([`UnknownFields`]); a view that records
+    /// none has none.
+    fn unknown_fields(&self) -> &UnknownFields {
+        &NO_UNKNOWN_FIELDS
+    }
     /// Whether a Secret or ConfigMap that is not in the view was in the input but refused when
     /// read (a manifest document with an error): a reference to it is not to a missing object.
     fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool;
@@ -383,6 +395,9 @@ pub struct InputStore {
     config_maps: BTreeMap<NamespacedName, DataObject>,
     /// Secrets and ConfigMaps refused when read from files ([`InputView::data_refused`]).
     refused_data: BTreeSet<(AssetSource, NamespacedName)>,
+    /// What the schema check of each object found unknown, kept beside it: worked out once
+    /// when the object arrives, never at a reconcile.
+    unknown_fields: UnknownFields,
 }
 
 impl InputStore {
@@ -408,9 +423,11 @@ impl InputStore {
     }
 
     /// Replaces every object of kind `T` (a relist: the objects between `Init` and
-    /// `InitDone`).
+    /// `InitDone`). Their unknown fields are forgotten: the relist's are recorded after it.
     pub fn reset<T: Input>(&mut self, objects: impl IntoIterator<Item = Arc<T>>) {
         *T::objects_mut(self) = Objects::default();
+        self.unknown_fields
+            .retain(|object, _| object.kind != T::KIND);
         for object in objects {
             self.apply(object);
         }
@@ -523,9 +540,25 @@ impl InputStore {
         }
     }
 
+    /// Records the fields of `object` that our schema lacks (none: forgets what was recorded),
+    /// as its schema check found them when it arrived; read through
+    /// [`InputView::unknown_fields`]. Set with every version of the object: a version without
+    /// them clears them.
+    pub fn set_unknown_fields(&mut self, object: InputRef, fields: Vec<String>) {
+        if fields.is_empty() {
+            self.unknown_fields.remove(&object);
+        } else {
+            self.unknown_fields.insert(object, fields);
+        }
+    }
+
     /// Removes one object (a watch's `Delete`). Returns whether it was there. For
     /// `Kind::Namespace`, `namespace` is ignored and `name` is the namespace.
     pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> bool {
+        if !self.unknown_fields.is_empty() {
+            self.unknown_fields
+                .remove(&InputRef::new(kind, namespace, name));
+        }
         fn remove<T: Input>(store: &mut InputStore, namespace: &str, name: &str) -> bool {
             T::objects_mut(store).remove(namespace, name).is_some()
         }
@@ -609,6 +642,10 @@ impl InputView for InputStore {
     fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool {
         self.refused_data
             .contains(&(source, (namespace.to_owned(), name.to_owned())))
+    }
+
+    fn unknown_fields(&self) -> &UnknownFields {
+        &self.unknown_fields
     }
 }
 
@@ -709,6 +746,10 @@ impl<V: InputView + ?Sized> InputView for WithContent<'_, V> {
 
     fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool {
         self.base.data_refused(source, namespace, name)
+    }
+
+    fn unknown_fields(&self) -> &UnknownFields {
+        self.base.unknown_fields()
     }
 }
 
