@@ -2,7 +2,9 @@
 //! reconcile wrote or deleted differs from what the last announced one did (a change of
 //! outcome: the config Secret written at every monitor edit is announced once, not per edit),
 //! Warning `InvalidConfiguration` on the agent and on each rejected object, the note starting
-//! with the rejection's own reason (`InvalidRegex: ServiceMonitor shop/web: ...`), and a
+//! with the rejection's own reason (`InvalidRegex: ServiceMonitor shop/web: ...`), a Warning
+//! under a warning's own reason on the agent and the object (`AlloyDifference`,
+//! `UnusedSetting`, `UnknownField`: what the pods do not use; the object runs), and a
 //! Warning on the agent when applying failed, its reason the error's category
 //! (`crate::error::Category::reason`). A rejection or a failure is announced once, not again on
 //! every reconcile (or retry) while it stays. `crate::publisher` writes them.
@@ -105,8 +107,9 @@ pub(crate) async fn publish(
     }
     announced.failure = failure;
 
-    // Warnings (what the runtime does differently) are announced like rejections, under
-    // their own reason (`AlloyDifference`, `UnusedSetting`), and the objects still run.
+    // Warnings (what the runtime does differently, the fields our schemas lack) are announced
+    // like rejections, under their own reason (`AlloyDifference`, `UnusedSetting`,
+    // `UnknownField`: one per object, naming its set of fields), and the objects still run.
     let current: BTreeSet<String> = outcome
         .rejections
         .iter()

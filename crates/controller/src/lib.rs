@@ -6,7 +6,8 @@
 //!
 //! The modules, from the bottom up (each uses only modules above it in this list; the
 //! `module_graph` test fails on a cycle):
-//! * leaves: [`error`], [`metrics`], `backoff`, [`logging`], `publisher` (writes Events);
+//! * leaves: [`error`], [`metrics`], `backoff`, [`logging`], `publisher` (writes Events),
+//!   `checked` (our kinds read with render's schema check: the fields our CRDs lack);
 //! * [`watches`]: the registry of watched kinds, their reflector stores and trigger streams;
 //! * `writer`: the one writer of every managed object (server-side apply, drift repair, own
 //!   writes);
@@ -24,6 +25,7 @@
 
 pub(crate) mod apply;
 mod backoff;
+mod checked;
 pub mod config_loader;
 mod context;
 pub mod error;

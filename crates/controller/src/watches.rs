@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
@@ -25,6 +25,7 @@ use render::status::SharedStatus;
 use render::store::InputStore;
 use serde::Serialize;
 
+use crate::checked::Checked;
 use crate::error::Error;
 use crate::metrics::Metrics;
 
@@ -123,23 +124,98 @@ pub(crate) trait WithEntries: SharedStatus + Namespaced {}
 impl<K: SharedStatus + Namespaced> WithEntries for K {}
 
 /// Lists every object of kind `K` (all namespaces) and feeds the list to `inputs` as a watch's
-/// completed list would be.
-async fn list_into<K>(client: &Client, inputs: &mut InputStore, feed: Feed<K>) -> Result<(), Error>
+/// completed list would be, the fields our schema lacks included.
+async fn list_into<K>(
+    client: &Client,
+    inputs: &mut InputStore,
+    (feed, kind): (Feed<K>, Kind),
+) -> Result<(), Error>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let listed = Api::<K>::all(client.clone())
+    let listed = Api::<Checked<K>>::all(client.clone())
         .list(&kube::api::ListParams::default())
         .await
         .map_err(Error::api(format!("listing {}s", K::kind(&()))))?;
     let (store, mut writer) = reflector::store();
-    writer.apply_watcher_event(&watcher::Event::Init);
-    for object in listed.items {
-        writer.apply_watcher_event(&watcher::Event::InitApply(object));
+    let mut unrecorded = Unrecorded::default();
+    for event in [watcher::Event::Init]
+        .into_iter()
+        .chain(listed.items.into_iter().map(watcher::Event::InitApply))
+        .chain([watcher::Event::InitDone])
+    {
+        let event = unrecorded.split(event);
+        writer.apply_watcher_event(&event);
+        if let watcher::Event::InitDone = event {
+            feed(inputs, &event, &store);
+            unrecorded.record(inputs, kind, &event);
+        }
     }
-    writer.apply_watcher_event(&watcher::Event::InitDone);
-    feed(inputs, &watcher::Event::InitDone, &store);
     Ok(())
+}
+
+/// The fields our schema lacks of the objects a watch delivered ([`Checked`]) that the snapshot
+/// has not taken yet: an object's are recorded with it (`Apply`), a (re)list's all at its end
+/// (`InitDone`, after the feed replaced the kind's objects, which forgets theirs). Only objects
+/// with some are held, so this is empty but for the few objects a newer CRD widened.
+#[derive(Debug, Default)]
+struct Unrecorded(HashMap<(String, String), Vec<String>>);
+
+impl Unrecorded {
+    fn key<K: Resource>(object: &K) -> (String, String) {
+        let meta = object.meta();
+        (
+            meta.namespace.clone().unwrap_or_default(),
+            meta.name.clone().unwrap_or_default(),
+        )
+    }
+
+    /// The event as the reflector takes it, the unknown fields kept here.
+    fn split<K: Resource>(&mut self, event: watcher::Event<Checked<K>>) -> watcher::Event<K> {
+        let mut keep = |checked: Checked<K>| {
+            if !checked.unknown.is_empty() {
+                self.0.insert(Self::key(&checked.object), checked.unknown);
+            }
+            checked.object
+        };
+        match event {
+            watcher::Event::Apply(o) => watcher::Event::Apply(keep(o)),
+            watcher::Event::InitApply(o) => watcher::Event::InitApply(keep(o)),
+            watcher::Event::Delete(o) => watcher::Event::Delete(o.object),
+            watcher::Event::Init => watcher::Event::Init,
+            watcher::Event::InitDone => watcher::Event::InitDone,
+        }
+    }
+
+    /// Records in `inputs`, after the feed applied `event`, the unknown fields it brought.
+    fn record<K: Resource>(
+        &mut self,
+        inputs: &mut InputStore,
+        kind: Kind,
+        event: &watcher::Event<K>,
+    ) {
+        let object = |(namespace, name): (String, String)| {
+            render::input_ref::InputRef::new(kind, namespace, name)
+        };
+        match event {
+            watcher::Event::Apply(o) => {
+                let key = Self::key(o);
+                let fields = self.0.remove(&key).unwrap_or_default();
+                inputs.set_unknown_fields(object(key), fields);
+            }
+            watcher::Event::Delete(o) => {
+                self.0.remove(&Self::key(o));
+            }
+            // A relist starts afresh: what an interrupted one held is not its.
+            watcher::Event::Init => self.0.clear(),
+            watcher::Event::InitApply(_) => {}
+            watcher::Event::InitDone => {
+                for (key, fields) in self.0.drain() {
+                    inputs.set_unknown_fields(object(key), fields);
+                }
+            }
+        }
+    }
 }
 
 /// The registry of watched kinds: one line per kind, from which the reflector store
@@ -215,8 +291,8 @@ macro_rules! watched_kinds {
         /// watches: for `agent-operator explain`.
         pub(crate) async fn list_inputs(client: &Client) -> Result<InputStore, Error> {
             let mut inputs = InputStore::new();
-            list_into::<$pty>(client, &mut inputs, $pfeed).await?;
-            $( list_input!($role, client, inputs, $ty, $feed); )*
+            list_into::<$pty>(client, &mut inputs, ($pfeed, Kind::$pkind)).await?;
+            $( list_input!($role $(($kind))?, client, inputs, $ty, $feed); )*
             Ok(inputs)
         }
 
@@ -321,15 +397,19 @@ macro_rules! watched_kinds {
                 Some(s) => watch_config().labels(s),
                 None => watch_config(),
             });
-            let ($pfield, primary, agents_gone) =
-                b.with_departures(b.api(), agents_config, Triggering::SpecOrLabels, $pfeed);
+            let ($pfield, primary, agents_gone) = b.with_departures(
+                b.api(),
+                agents_config,
+                Triggering::SpecOrLabels,
+                ($pfeed, Kind::$pkind),
+            );
             $(
                 let $field = b.watch(
                     scoped!($scope, b, client),
                     selection!($selection),
                     Triggering::$when,
                     $prepare,
-                    feed_of!($role, $feed),
+                    feed_of!($role $(($kind))?, $feed),
                     None,
                 );
             )*
@@ -354,8 +434,8 @@ macro_rules! watched_kinds {
 /// The statement listing one registry line's kind for [`list_inputs`]: generated kinds are
 /// no input.
 macro_rules! list_input {
-    (Input, $client:ident, $inputs:ident, $ty:ty, $feed:path) => {
-        list_into::<$ty>($client, &mut $inputs, $feed).await?;
+    (Input($kind:ident), $client:ident, $inputs:ident, $ty:ty, $feed:path) => {
+        list_into::<$ty>($client, &mut $inputs, ($feed, Kind::$kind)).await?;
     };
     (Generated, $client:ident, $inputs:ident, $ty:ty, $feed:path) => {};
 }
@@ -377,10 +457,10 @@ macro_rules! scoped {
     };
 }
 
-/// The feed of a registry line: generated kinds feed nothing.
+/// The feed of a registry line, with the kind it feeds: generated kinds feed nothing.
 macro_rules! feed_of {
-    (Input, $feed:path) => {
-        Some($feed)
+    (Input($kind:ident), $feed:path) => {
+        Some(($feed, Kind::$kind))
     };
     (Generated, $feed:path) => {
         None
@@ -783,10 +863,10 @@ impl Builder<'_> {
     /// [`Builder::watch`] of every object, also telling `gone` which objects are gone ([`Departures`]).
     fn with_departures<K>(
         &mut self,
-        api: Api<K>,
+        api: Api<Checked<K>>,
         config: watcher::Config,
         when: Triggering,
-        feed: Feed<K>,
+        feed: (Feed<K>, Kind),
     ) -> (Store<K>, Trigger<K>, Gone<K>)
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -796,13 +876,16 @@ impl Builder<'_> {
         (store, trigger, departures)
     }
 
+    /// The watch of kind `K`, read through [`Checked`]: for an input kind (`feed`, with the
+    /// kind it feeds), the fields our schema lacks are recorded in the snapshot with each
+    /// object.
     fn watch<K>(
         &mut self,
-        api: Api<K>,
+        api: Api<Checked<K>>,
         config: watcher::Config,
         when: Triggering,
         prepare: fn(&mut K),
-        feed: Option<Feed<K>>,
+        feed: Option<(Feed<K>, Kind)>,
         gone: Option<futures::channel::mpsc::UnboundedSender<ObjectRef<K>>>,
     ) -> (Store<K>, Trigger<K>)
     where
@@ -813,37 +896,60 @@ impl Builder<'_> {
         let kind = K::kind(&()).into_owned();
         let synced = self.track(kind.clone());
         let backoff = RelistBackoff::default();
-        let stream = counted(watcher(api, config), self.metrics.clone(), kind.clone())
-            .inspect(backoff.progress())
-            .backoff(backoff)
-            .modify(move |o: &mut K| {
-                o.managed_fields_mut().clear();
-                prepare(o);
-            })
-            .reflect(writer)
-            .inspect({
-                let relisted = self.relisted.clone();
-                let (inputs, reader) = (self.inputs.clone(), reader.clone());
-                move |event| {
-                    // First: the reconciles this event triggers, and readiness at the end of
-                    // the first list, must find it in the snapshot.
-                    if let (Ok(event), Some(feed)) = (event, feed) {
-                        let mut inputs = inputs.write().unwrap_or_else(PoisonError::into_inner);
-                        feed(&mut inputs, event, &reader);
-                    }
-                    if let (Ok(event), Some(gone)) = (event, &gone) {
-                        for key in departures.observe(event) {
-                            // The receiver lives as long as the controller.
-                            let _ = gone.unbounded_send(key);
-                        }
-                    }
-                    if let Ok(watcher::Event::InitDone) = event {
-                        synced();
-                        // The receiver lives as long as the controller; after it, no one cares.
-                        let _ = relisted.unbounded_send(());
+        // Shared by the step before the reflector, which takes the unknown fields off each
+        // object, and the one after it, which records them with the object in the snapshot:
+        // one after the other on the same stream, never contended.
+        let unrecorded = Arc::new(Mutex::new(Unrecorded::default()));
+        let split = {
+            let unrecorded = unrecorded.clone();
+            move |event: Result<watcher::Event<Checked<K>>, watcher::Error>| {
+                event.map(|event| {
+                    unrecorded
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .split(event)
+                })
+            }
+        };
+        let stream = counted(
+            watcher(api, config).map(split),
+            self.metrics.clone(),
+            kind.clone(),
+        )
+        .inspect(backoff.progress())
+        .backoff(backoff)
+        .modify(move |o: &mut K| {
+            o.managed_fields_mut().clear();
+            prepare(o);
+        })
+        .reflect(writer)
+        .inspect({
+            let relisted = self.relisted.clone();
+            let (inputs, reader) = (self.inputs.clone(), reader.clone());
+            move |event| {
+                // First: the reconciles this event triggers, and readiness at the end of
+                // the first list, must find it in the snapshot.
+                if let (Ok(event), Some((feed, kind))) = (event, feed) {
+                    let mut inputs = inputs.write().unwrap_or_else(PoisonError::into_inner);
+                    feed(&mut inputs, event, &reader);
+                    unrecorded
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .record(&mut inputs, kind, event);
+                }
+                if let (Ok(event), Some(gone)) = (event, &gone) {
+                    for key in departures.observe(event) {
+                        // The receiver lives as long as the controller.
+                        let _ = gone.unbounded_send(key);
                     }
                 }
-            });
+                if let Ok(watcher::Event::InitDone) = event {
+                    synced();
+                    // The receiver lives as long as the controller; after it, no one cares.
+                    let _ = relisted.unbounded_send(());
+                }
+            }
+        });
         (
             reader,
             without_errors(triggering(stream, when), kind).boxed(),
