@@ -29,7 +29,12 @@ pub fn crds(group: Option<CrdGroup>) -> Vec<CustomResourceDefinition> {
         ]);
     }
     if group != Some(CrdGroup::Grafana) {
-        all.extend([PodMonitor::crd(), Probe::crd(), ServiceMonitor::crd()]);
+        all.extend([
+            PodMonitor::crd(),
+            Probe::crd(),
+            crate::ScrapeConfig::crd(),
+            ServiceMonitor::crd(),
+        ]);
     }
     all.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     all

@@ -4,7 +4,8 @@
 //!   [`PodLogs`], [`Integration`] (each with a status subresource); PodLogs also as
 //!   monitoring.grafana.com/v1alpha2, Grafana Alloy's version, with the same schema
 //!   ([`pod_logs::crd`]);
-//! * monitoring.coreos.com/v1: [`ServiceMonitor`], [`PodMonitor`], [`Probe`] (read only).
+//! * monitoring.coreos.com/v1: [`ServiceMonitor`], [`PodMonitor`], [`Probe`] (read only);
+//! * monitoring.coreos.com/v1alpha1: [`ScrapeConfig`] (read only).
 //!
 //! Field names and types match the upstream Grafana Agent Operator CRDs, so existing
 //! manifests deserialize unchanged. This crate has no client and no runtime.
@@ -19,6 +20,7 @@ pub mod pod_logs;
 pub mod prometheus;
 pub mod reference;
 pub mod schema;
+pub mod scrape_config;
 pub mod selectors;
 pub mod status;
 
@@ -30,6 +32,7 @@ pub use monitors::{
     PodMonitor, PodMonitorSpec, Probe, ProbeSpec, ServiceMonitor, ServiceMonitorSpec,
 };
 pub use pod_logs::{PodLogs, PodLogsSpec};
+pub use scrape_config::{ScrapeConfig, ScrapeConfigSpec};
 
 /// The group of the operator's own kinds.
 pub const GRAFANA_GROUP: &str = "monitoring.grafana.com";

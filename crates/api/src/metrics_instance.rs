@@ -22,7 +22,7 @@ use crate::status::MetricsInstanceStatus;
     group = "monitoring.grafana.com",
     version = "v1alpha1",
     kind = "MetricsInstance",
-    doc = "A metrics pipeline of the agents' StatefulSets: where samples go and which ServiceMonitors, PodMonitors and Probes feed it.",
+    doc = "A metrics pipeline of the agents' StatefulSets: where samples go and which ServiceMonitors, PodMonitors, Probes and ScrapeConfigs feed it.",
     plural = "metricsinstances",
     singular = "metricsinstance",
     namespaced,
@@ -119,6 +119,15 @@ pub struct MetricsInstanceSpec {
     /// namespace; `{}` searches all namespaces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe_namespace_selector: Option<LabelSelector>,
+    /// Labels of the ScrapeConfigs (monitoring.coreos.com/v1alpha1) this instance scrapes,
+    /// prometheus-operator's name. Unset selects none; `{}` selects every ScrapeConfig in the
+    /// namespaces chosen by `scrapeConfigNamespaceSelector`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrape_config_selector: Option<LabelSelector>,
+    /// Labels of the namespaces searched for ScrapeConfigs. Unset searches only this
+    /// instance's namespace; `{}` searches all namespaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrape_config_namespace_selector: Option<LabelSelector>,
     /// Where this instance sends its samples; Secrets are read from the instance's namespace.
     /// When empty, the agent uses the GrafanaAgent's `spec.metrics.remoteWrite`. When entries
     /// are given but none can be rendered, the instance is left out and reported.

@@ -14,6 +14,7 @@ pub struct SecretKeySelector {
     /// Name of the Secret. Optional in the schema, as upstream, but a selector without a name
     /// refers to nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[schemars(extend("default" = ""))]
     pub name: String,
     /// When true, a missing Secret or key leaves out the one setting that refers to it
     /// instead of rejecting the object (upstream ignores the flag).
@@ -29,6 +30,7 @@ pub struct ConfigMapKeySelector {
     /// Name of the ConfigMap. Optional in the schema, as upstream, but a selector without a name
     /// refers to nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[schemars(extend("default" = ""))]
     pub name: String,
     /// When true, a missing ConfigMap or key leaves out the one setting that refers to it
     /// instead of rejecting the object (upstream ignores the flag).

@@ -113,6 +113,9 @@ pub struct GrafanaAgentStatus {
     /// Number of Probes selected through the agent's MetricsInstances.
     #[serde(default)]
     pub probes: i32,
+    /// Number of ScrapeConfigs selected through the agent's MetricsInstances.
+    #[serde(default)]
+    pub scrape_configs: i32,
     /// Number of PodLogs selected through the agent's LogsInstances.
     #[serde(default)]
     pub pod_logs: i32,
@@ -161,6 +164,9 @@ pub struct MetricsInstanceAgentStatus {
     /// Number of Probes the instance selects.
     #[serde(default)]
     pub probes: i32,
+    /// Number of ScrapeConfigs the instance selects.
+    #[serde(default)]
+    pub scrape_configs: i32,
     /// The first 20 problems in the instance or what it selects, in a stable order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected_objects: Vec<RejectedObject>,

@@ -177,6 +177,10 @@ fn every_field_of_every_kind_round_trips() {
         "monitoring.coreos.com_probes.yaml",
         round_trip::<api::Probe>("monitoring.coreos.com_probes.yaml"),
     );
+    check(
+        "monitoring.coreos.com_scrapeconfigs.yaml",
+        round_trip::<api::ScrapeConfig>("monitoring.coreos.com_scrapeconfigs.yaml"),
+    );
     assert!(
         problems.is_empty(),
         "{} fields lost:\n{}",

@@ -27,6 +27,9 @@ fn compare(
     ours: &JSONSchemaProps,
     problems: &mut Vec<String>,
 ) {
+    if unrendered_discovery(path) {
+        return;
+    }
     let int_or_string = |s: &JSONSchemaProps| s.x_kubernetes_int_or_string == Some(true);
     if int_or_string(theirs) != int_or_string(ours) {
         problems.push(format!("{path}: int-or-string differs"));
@@ -83,8 +86,42 @@ fn accepted_difference(field: &str) -> bool {
     // Kubernetes 1.29 split PVC `resources` into VolumeResourceRequirements, which has no
     // `claims`: the API server drops it from PVC specs whatever the CRD says.
     let pvc_claims = field.ends_with("volumeClaimTemplate.spec.resources.claims");
-    top_level || pvc_claims
+    // ScrapeConfig discoveries agent-operator does not render are kept as objects of any
+    // shape (setting one rejects the ScrapeConfig, naming the field), and the status the
+    // operator never writes is not declared.
+    let scrape_config_status = field == format!("{SCRAPE_CONFIGS}.status");
+    top_level || pvc_claims || unrendered_discovery(field) || scrape_config_status
 }
+
+const SCRAPE_CONFIGS: &str = "scrapeconfigs.monitoring.coreos.com";
+
+/// Within a ScrapeConfig discovery agent-operator does not render (see
+/// [`UNRENDERED_DISCOVERIES`]).
+fn unrendered_discovery(field: &str) -> bool {
+    UNRENDERED_DISCOVERIES
+        .iter()
+        .any(|d| field.starts_with(&format!("{SCRAPE_CONFIGS}.spec.{d}[]")))
+}
+
+/// The ScrapeConfig discoveries whose schema is a list of objects kept as given.
+const UNRENDERED_DISCOVERIES: [&str; 16] = [
+    "azureSDConfigs",
+    "gceSDConfigs",
+    "openstackSDConfigs",
+    "digitalOceanSDConfigs",
+    "kumaSDConfigs",
+    "eurekaSDConfigs",
+    "dockerSDConfigs",
+    "linodeSDConfigs",
+    "hetznerSDConfigs",
+    "nomadSDConfigs",
+    "dockerSwarmSDConfigs",
+    "puppetDBSDConfigs",
+    "lightSailSDConfigs",
+    "ovhcloudSDConfigs",
+    "scalewaySDConfigs",
+    "ionosSDConfigs",
+];
 
 #[test]
 fn every_upstream_field_exists_with_the_same_type() {
@@ -96,7 +133,7 @@ fn every_upstream_field_exists_with_the_same_type() {
         .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 8, "the eight upstream CRDs");
+    assert_eq!(files.len(), 9, "the nine upstream CRDs");
     for file in files {
         let theirs = upstream(&file);
         let name = theirs.metadata.name.clone().expect("name");
@@ -320,7 +357,11 @@ fn every_upstream_default_enum_and_pattern_is_declared_by_ours() {
         validations(&name, schema_of(&theirs), &mut t);
         validations(&name, schema_of(mine), &mut m);
         checked += t.len();
-        missing.extend(t.into_iter().filter(|d| !m.contains(d)));
+        missing.extend(t.into_iter().filter(|d| {
+            !m.contains(d)
+                && !unrendered_discovery(d)
+                && !d.starts_with(&format!("{SCRAPE_CONFIGS}.status"))
+        }));
     }
     assert!(
         checked >= 50,

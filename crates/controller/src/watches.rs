@@ -495,6 +495,7 @@ watched_kinds! {
     service_monitors: api::ServiceMonitor => Input(ServiceMonitor), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
     pod_monitors: api::PodMonitor => Input(PodMonitor), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
     probes: api::Probe => Input(Probe), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
+    scrape_configs: api::ScrapeConfig => Input(ScrapeConfig), namespaced, every, SpecOrLabels, keep, feed::objects, no_entries;
     // Namespaces are cluster-scoped: watched whole even with --namespace (spec 5).
     namespaces: PartialObjectMeta<Namespace> => Input(Namespace), cluster, every, AnyChange, keep, feed::namespaces, no_entries;
     secrets: PartialObjectMeta<Secret> => Input(Secret), namespaced, every, AnyChange, keep, feed::secrets, no_entries;
@@ -1175,6 +1176,7 @@ mod tests {
             | Kind::ServiceMonitor
             | Kind::PodMonitor
             | Kind::Probe
+            | Kind::ScrapeConfig
             | Kind::Secret
             | Kind::ConfigMap
             | Kind::Namespace => kind,
@@ -1188,6 +1190,7 @@ mod tests {
             Kind::ServiceMonitor,
             Kind::PodMonitor,
             Kind::Probe,
+            Kind::ScrapeConfig,
             Kind::Secret,
             Kind::ConfigMap,
             Kind::Namespace,

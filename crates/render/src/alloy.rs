@@ -384,7 +384,7 @@ fn collision(object: InputRef, instance: &InputRef, c: Collision) -> Rejection {
 /// than a letter, digit or `_` replaced by `_`, so ServiceMonitors `a-b/c` and `a/b-c`
 /// (jobs `serviceMonitor/a-b/c/0`, `serviceMonitor/a/b-c/0`) agree, and its converter then
 /// refuses the whole config. Walking each config in order (instances in discovery order;
-/// in each, ServiceMonitors, PodMonitors, Probes or PodLogs, then the
+/// in each, ServiceMonitors, PodMonitors, Probes and ScrapeConfigs or PodLogs, then the
 /// `additionalScrapeConfigs`), the later object is left out: a monitor or PodLogs on
 /// `metadata.name`, an instance's additional scrape configs on
 /// `spec.additionalScrapeConfigs`. Job names are kept as they are, since a job name is
@@ -452,6 +452,16 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
             })
             .cloned()
             .collect();
+        let scrape_configs: Vec<_> = node
+            .scrape_configs
+            .iter()
+            .filter(|s| {
+                let r = InputRef::of(Kind::ScrapeConfig, s.as_ref());
+                let jobs = vec![format!("scrapeConfig/{}/{}", r.namespace, r.name)];
+                keep(r, jobs)
+            })
+            .cloned()
+            .collect();
         let mut instance_object = node.instance.clone();
         if let Some(sel) = &node.instance.spec.additional_scrape_configs
             && let Some((source, names)) = additional_job_names(h, &instance.namespace, sel)
@@ -468,6 +478,7 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
             service_monitors,
             pod_monitors,
             probes,
+            scrape_configs,
         });
     }
     let mut taken = Labels::default();

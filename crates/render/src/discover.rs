@@ -30,7 +30,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use api::grafana_agent::GrafanaAgent;
-use api::{Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe, ServiceMonitor};
+use api::{
+    Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe, ScrapeConfig,
+    ServiceMonitor,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::asset_key::DataRef;
@@ -53,6 +56,7 @@ pub struct MetricsInstanceNode {
     pub service_monitors: Vec<Arc<ServiceMonitor>>,
     pub pod_monitors: Vec<Arc<PodMonitor>>,
     pub probes: Vec<Arc<Probe>>,
+    pub scrape_configs: Vec<Arc<ScrapeConfig>>,
 }
 
 impl MetricsInstanceNode {
@@ -114,6 +118,7 @@ impl Hierarchy {
             Kind::ServiceMonitor => Some(monitors(|m| m.service_monitors.len())),
             Kind::PodMonitor => Some(monitors(|m| m.pod_monitors.len())),
             Kind::Probe => Some(monitors(|m| m.probes.len())),
+            Kind::ScrapeConfig => Some(monitors(|m| m.scrape_configs.len())),
             Kind::PodLogs => Some(self.logs.iter().map(|l| l.pod_logs.len()).sum()),
             Kind::GrafanaAgent | Kind::Secret | Kind::ConfigMap | Kind::Namespace => None,
         }
@@ -418,10 +423,40 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
                 s.probe_selector.as_ref(),
                 s.probe_namespace_selector.as_ref(),
             );
+            let scrape_configs: Vec<_> = d
+                .select::<ScrapeConfig>(
+                    &me,
+                    [
+                        "spec.scrapeConfigSelector",
+                        "spec.scrapeConfigNamespaceSelector",
+                    ],
+                    s.scrape_config_selector.as_ref(),
+                    s.scrape_config_namespace_selector.as_ref(),
+                )
+                .into_iter()
+                .filter(|sc| {
+                    let denied = deny_fs
+                        .then(|| scrape_config_file_access(sc))
+                        .flatten();
+                    if let Some(field) = &denied {
+                        d.rejections.push(Rejection::new(
+                            InputRef::of(Kind::ScrapeConfig, sc.as_ref()),
+                            Reason::FileAccessDenied,
+                            field.clone(),
+                            format!(
+                                "reads files from the agent's filesystem, which GrafanaAgent {} denies (spec.metrics.arbitraryFSAccessThroughSMs.deny, true unless set to false)",
+                                agent_ref.key()
+                            ),
+                        ));
+                    }
+                    denied.is_none()
+                })
+                .collect();
             MetricsInstanceNode {
                 service_monitors: d.resolved_leaves(sms),
                 pod_monitors: d.resolved_leaves(pms),
                 probes: d.resolved_leaves(probes),
+                scrape_configs: d.resolved_leaves(scrape_configs),
                 instance,
             }
         })
@@ -555,6 +590,13 @@ fn not_loaded(assets: &Assets, dependencies: &Dependencies) -> BTreeMap<DataRef,
 }
 
 /// The first field of `sm` that reads a file from the agent's filesystem (spec 2.3).
+/// The first field of `sc` that makes the agent read a file of its own filesystem: a file
+/// discovery (the agent reads target lists from its pods' files). Every other file setting
+/// of prometheus-operator's ScrapeConfig names a Secret or ConfigMap key instead.
+fn scrape_config_file_access(sc: &ScrapeConfig) -> Option<String> {
+    (!sc.spec.file_sd_configs.is_empty()).then(|| "spec.fileSDConfigs".to_owned())
+}
+
 fn file_access(sm: &ServiceMonitor) -> Option<String> {
     sm.spec.endpoints.iter().enumerate().find_map(|(i, e)| {
         let set = |s: &Option<String>| s.as_deref().is_some_and(|v| !v.is_empty());

@@ -27,7 +27,7 @@ pub enum ExplainError {
     #[error("{0} not found")]
     NotFound(InputRef),
     #[error(
-        "{0}: explain takes ServiceMonitors, PodMonitors, Probes, PodLogs, MetricsInstances, LogsInstances and Integrations"
+        "{0}: explain takes ServiceMonitors, PodMonitors, Probes, ScrapeConfigs, PodLogs, MetricsInstances, LogsInstances and Integrations"
     )]
     UnsupportedKind(Kind),
 }
@@ -164,6 +164,7 @@ pub fn explain<V: InputView + ?Sized>(
         Kind::ServiceMonitor => labels_in::<ServiceMonitor, _>(inputs, target),
         Kind::PodMonitor => labels_in::<PodMonitor, _>(inputs, target),
         Kind::Probe => labels_in::<Probe, _>(inputs, target),
+        Kind::ScrapeConfig => labels_in::<api::ScrapeConfig, _>(inputs, target),
         Kind::PodLogs => labels_in::<PodLogs, _>(inputs, target),
         Kind::MetricsInstance => labels_in::<MetricsInstance, _>(inputs, target),
         Kind::LogsInstance => labels_in::<LogsInstance, _>(inputs, target),
@@ -229,6 +230,14 @@ pub fn explain<V: InputView + ?Sized>(
                             ],
                             label: s.pod_monitor_selector.as_ref(),
                             namespace: s.pod_monitor_namespace_selector.as_ref(),
+                        },
+                        Kind::ScrapeConfig => ChildSelector {
+                            fields: [
+                                "spec.scrapeConfigSelector",
+                                "spec.scrapeConfigNamespaceSelector",
+                            ],
+                            label: s.scrape_config_selector.as_ref(),
+                            namespace: s.scrape_config_namespace_selector.as_ref(),
                         },
                         _ => ChildSelector {
                             fields: ["spec.probeSelector", "spec.probeNamespaceSelector"],
@@ -581,6 +590,7 @@ impl JobIndex {
             Kind::ServiceMonitor => job.starts_with(&format!("serviceMonitor/{key}/")),
             Kind::PodMonitor => job.starts_with(&format!("podMonitor/{key}/")),
             Kind::Probe => *job == format!("probe/{key}"),
+            Kind::ScrapeConfig => *job == format!("scrapeConfig/{key}"),
             _ => *job == format!("podLogs/{key}"),
         };
         self.of_instance(instance)
@@ -858,6 +868,7 @@ pub fn parse_kind(name: &str) -> Option<Kind> {
         }
         "podmonitor" | "podmonitors" | "pmon" => (Kind::PodMonitor, "monitoring.coreos.com"),
         "probe" | "probes" | "prb" => (Kind::Probe, "monitoring.coreos.com"),
+        "scrapeconfig" | "scrapeconfigs" | "scfg" => (Kind::ScrapeConfig, "monitoring.coreos.com"),
         "podlogs" => (Kind::PodLogs, "monitoring.grafana.com"),
         "metricsinstance" | "metricsinstances" => (Kind::MetricsInstance, "monitoring.grafana.com"),
         "logsinstance" | "logsinstances" => (Kind::LogsInstance, "monitoring.grafana.com"),
@@ -883,6 +894,11 @@ mod tests {
         }
         assert_eq!(parse_kind("PMON"), Some(Kind::PodMonitor));
         assert_eq!(parse_kind("prb"), Some(Kind::Probe));
+        assert_eq!(parse_kind("scfg"), Some(Kind::ScrapeConfig));
+        assert_eq!(
+            parse_kind("scrapeconfigs.monitoring.coreos.com"),
+            Some(Kind::ScrapeConfig)
+        );
         assert_eq!(parse_kind("PodLogs"), Some(Kind::PodLogs));
         assert_eq!(parse_kind("metricsinstances"), Some(Kind::MetricsInstance));
         assert_eq!(parse_kind("LogsInstance"), Some(Kind::LogsInstance));

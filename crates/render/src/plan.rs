@@ -532,6 +532,7 @@ pub fn plan_with_metrics(
     let mut status = crate::status::desired(selected, &p.rejections, p.objects.len());
     let mut warnings = crate::alloy::warnings(selected);
     warnings.extend(workloads::pod_template::unused_settings(selected));
+    warnings.extend(crate::config::metrics::scrape_config::warnings(selected));
     warnings.extend(config::metrics::monitor_settings::warnings(selected));
     warnings.extend(discovery.warnings.iter().cloned());
     warnings.sort();

@@ -274,3 +274,111 @@ pub fn of_integration(i: &Integration) -> Vec<Reference> {
         }
     })
 }
+
+/// A ScrapeConfig's references: the job's and every rendered discovery's basic auth,
+/// authorization, OAuth2 and TLS keys, the Consul token, the EC2 keys and the proxy headers.
+/// Discoveries that are not rendered reject the object and refer to nothing.
+pub fn of_scrape_config(sc: &api::ScrapeConfig) -> Vec<Reference> {
+    let s = &sc.spec;
+    collect(&ns(sc), |c| {
+        c.http_client(
+            "spec",
+            s.basic_auth.as_ref(),
+            s.authorization.as_ref(),
+            s.oauth2.as_ref(),
+            s.tls_config.as_ref(),
+            &s.proxy,
+        );
+        for (i, h) in s.http_sd_configs.iter().enumerate() {
+            c.http_client(
+                &format!("spec.httpSDConfigs[{i}]"),
+                h.basic_auth.as_ref(),
+                h.authorization.as_ref(),
+                h.oauth2.as_ref(),
+                h.tls_config.as_ref(),
+                &h.proxy,
+            );
+        }
+        for (i, k) in s.kubernetes_sd_configs.iter().enumerate() {
+            c.http_client(
+                &format!("spec.kubernetesSDConfigs[{i}]"),
+                k.basic_auth.as_ref(),
+                k.authorization.as_ref(),
+                k.oauth2.as_ref(),
+                k.tls_config.as_ref(),
+                &k.proxy,
+            );
+        }
+        for (i, k) in s.consul_sd_configs.iter().enumerate() {
+            let f = format!("spec.consulSDConfigs[{i}]");
+            c.secret(format!("{f}.tokenRef"), k.token_ref.as_ref());
+            c.http_client(
+                &f,
+                k.basic_auth.as_ref(),
+                k.authorization.as_ref(),
+                k.oauth2.as_ref(),
+                k.tls_config.as_ref(),
+                &k.proxy,
+            );
+        }
+        for (i, e) in s.ec2_sd_configs.iter().enumerate() {
+            let f = format!("spec.ec2SDConfigs[{i}]");
+            // prometheus-operator reads the keys only as a pair.
+            if e.access_key.is_some() && e.secret_key.is_some() {
+                c.secret(format!("{f}.accessKey"), e.access_key.as_ref());
+                c.secret(format!("{f}.secretKey"), e.secret_key.as_ref());
+            }
+            c.http_client(&f, None, None, None, e.tls_config.as_ref(), &e.proxy);
+        }
+    })
+}
+
+impl Collector<'_> {
+    /// The references of an HTTP client's settings at `field` (a ScrapeConfig's job or one
+    /// of its discoveries).
+    fn http_client(
+        &mut self,
+        field: &str,
+        basic_auth: Option<&BasicAuth>,
+        authorization: Option<&api::prometheus::SafeAuthorization>,
+        oauth2: Option<&api::scrape_config::ScrapeOAuth2>,
+        tls: Option<&api::scrape_config::ScrapeTlsConfig>,
+        proxy: &api::scrape_config::ProxySettings,
+    ) {
+        self.basic_auth(&format!("{field}.basicAuth"), basic_auth);
+        self.authorization(
+            &format!("{field}.authorization"),
+            authorization.and_then(|a| a.credentials.as_ref()),
+        );
+        if let Some(o) = oauth2 {
+            let f = format!("{field}.oauth2");
+            self.oauth2(&f, Some(&o.client));
+            self.tls(
+                &format!("{f}.tlsConfig"),
+                o.tls_config.as_ref().map(|t| &t.safe),
+            );
+            self.proxy(&f, &o.proxy);
+        }
+        self.tls(&format!("{field}.tlsConfig"), tls.map(|t| &t.safe));
+        self.proxy(field, proxy);
+    }
+
+    /// The CONNECT header keys of a proxy at `field`.
+    fn proxy(&mut self, field: &str, proxy: &api::scrape_config::ProxySettings) {
+        for (header, selectors) in &proxy.proxy_connect_header {
+            // As `rejection::key_path` writes it (not called: rejection depends on this module).
+            let plain = !header.is_empty()
+                && header
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let f = if plain {
+                format!("{field}.proxyConnectHeader.{header}")
+            } else {
+                format!("{field}.proxyConnectHeader[{header:?}]")
+            };
+            for (n, sel) in selectors.iter().enumerate() {
+                self.secret(format!("{f}[{n}]"), Some(sel));
+            }
+        }
+    }
+}

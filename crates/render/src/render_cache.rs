@@ -519,6 +519,7 @@ impl Monitor<'_> {
         }
     }
 
+    ScrapeConfig(&'h api::ScrapeConfig),
     fn identity(&self) -> Result<(InputRef, Version), YamlError> {
         Ok(match self {
             Monitor::Service(m) => (InputRef::of(Kind::ServiceMonitor, *m), version_of(*m)?),
@@ -528,6 +529,7 @@ impl Monitor<'_> {
     }
 
     /// Its jobs as YAML sequence items at `indent`, or why it is left out.
+            Monitor::ScrapeConfig(m) => InputRef::of(Kind::ScrapeConfig, *m),
     fn part(
         &self,
         ctx: &ScrapeContext<'_>,
@@ -536,6 +538,7 @@ impl Monitor<'_> {
         let jobs = match self {
             Monitor::Service(m) => metrics::service_monitor_jobs(ctx, m),
             Monitor::Pod(m) => metrics::pod_monitor_jobs(ctx, m),
+            Monitor::ScrapeConfig(m) => (InputRef::of(Kind::ScrapeConfig, *m), version_of(*m)?),
             Monitor::Probe(m) => metrics::probe_job(ctx, m).map(|j| vec![j]),
         };
         let list = match jobs {
@@ -549,12 +552,14 @@ impl Monitor<'_> {
         }
         // The cache keeps it as long as the monitor is unchanged: without the slack of the
         // writes that grew it (about 30% at 10k ServiceMonitors).
+            Monitor::ScrapeConfig(m) => metrics::scrape_config_job(ctx, m).map(|j| vec![j]),
         text.shrink_to_fit();
         Ok(Ok(text))
     }
 }
 
-/// The monitors of one instance, in config order: ServiceMonitors, PodMonitors, Probes.
+/// The monitors of one instance, in config order: ServiceMonitors, PodMonitors, Probes,
+/// ScrapeConfigs.
 trait Monitors {
     fn monitors(&self) -> impl Iterator<Item = Monitor<'_>>;
 }
@@ -578,6 +583,11 @@ struct Miss<'h> {
 }
 
 /// A monitor's place in its instance's list of parts.
+            .chain(
+                self.scrape_configs
+                    .iter()
+                    .map(|m| Monitor::ScrapeConfig(m.as_ref())),
+            )
 enum Slot {
     Ready(RenderedPart),
     /// Index into the monitors rendered in this call.

@@ -358,6 +358,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
         service_monitors: count(h.metrics.iter().map(|m| m.service_monitors.len()).sum()),
         pod_monitors: count(h.metrics.iter().map(|m| m.pod_monitors.len()).sum()),
         probes: count(h.metrics.iter().map(|m| m.probes.len()).sum()),
+        scrape_configs: count(h.metrics.iter().map(|m| m.scrape_configs.len()).sum()),
         pod_logs: count(h.logs.iter().map(|l| l.pod_logs.len()).sum()),
         shards: if h.metrics.is_empty() {
             0
@@ -384,6 +385,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
                     .chain(refs_of(Kind::ServiceMonitor, &node.service_monitors))
                     .chain(refs_of(Kind::PodMonitor, &node.pod_monitors))
                     .chain(refs_of(Kind::Probe, &node.probes))
+                    .chain(refs_of(Kind::ScrapeConfig, &node.scrape_configs))
                     .collect()
             };
             let v = verdict(rejections, members, &ok, node.instance.metadata.generation);
@@ -396,6 +398,7 @@ pub fn desired(h: &Hierarchy, rejections: &[Rejection], planned_objects: usize) 
                     service_monitors: count(node.service_monitors.len()),
                     pod_monitors: count(node.pod_monitors.len()),
                     probes: count(node.probes.len()),
+                    scrape_configs: count(node.scrape_configs.len()),
                     rejected_objects: v.rejected_objects,
                     rejected_total: v.rejected_total,
                 },

@@ -46,11 +46,15 @@ const RUN_FOR: Duration = Duration::from_secs(3);
 const PARALLEL: usize = 8;
 
 /// Log lines at level error that come from running on the host, not from the config: no
-/// Kubernetes credentials outside a pod, no network to discover from, no udev database.
-const HOST_ERRORS: [&str; 3] = [
+/// Kubernetes credentials outside a pod, no network to discover from (Consul's discovery says
+/// it its own way), no udev database, no folder a file discovery watches (the user mounts it
+/// into the pods).
+const HOST_ERRORS: [&str; 5] = [
     "unable to load in-cluster configuration",
     "Unable to refresh target groups",
     "disabling udev device properties",
+    "Error refreshing service list",
+    "Error adding file watch",
 ];
 
 /// The integrations DaemonSet's host mounts, and the host's folders they are.

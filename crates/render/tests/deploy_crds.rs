@@ -43,6 +43,7 @@ fn committed_crds_deserialize_as_custom_resource_definitions() {
             "podlogs.monitoring.grafana.com",
             "podmonitors.monitoring.coreos.com",
             "probes.monitoring.coreos.com",
+            "scrapeconfigs.monitoring.coreos.com",
             "servicemonitors.monitoring.coreos.com",
         ]
     );

@@ -46,6 +46,7 @@ async fn crds_are_accepted_and_established() {
             "servicemonitors.monitoring.coreos.com",
             "podmonitors.monitoring.coreos.com",
             "probes.monitoring.coreos.com",
+            "scrapeconfigs.monitoring.coreos.com",
         ] {
             assert!(
                 established

@@ -19,6 +19,7 @@ pub mod pod_monitor;
 pub mod probe;
 pub mod remote_write;
 pub mod scrape;
+pub mod scrape_config;
 pub mod service_monitor;
 pub mod shared;
 pub mod validate;
@@ -40,6 +41,7 @@ pub use pod_monitor::pod_monitor_jobs;
 pub use probe::probe_job;
 pub use remote_write::RemoteWriteConfig;
 pub use scrape::{ScrapeConfig, ScrapeContext};
+pub use scrape_config::scrape_config_job;
 pub use service_monitor::service_monitor_jobs;
 
 /// `metrics:` of agent.yml.
@@ -199,7 +201,7 @@ pub fn instance_config(
 }
 
 /// The scrape jobs of `node`'s monitors, in order: ServiceMonitors × endpoints,
-/// PodMonitors × endpoints, Probes. Monitors that cannot be rendered are reported and left
+/// PodMonitors × endpoints, Probes, ScrapeConfigs. Monitors that cannot be rendered are reported and left
 /// out.
 pub fn monitor_jobs(
     ctx: &ScrapeContext<'_>,
@@ -222,6 +224,9 @@ pub fn monitor_jobs(
     }
     jobs
 }
+    for sc in &node.scrape_configs {
+        add(scrape_config_job(ctx, sc).map(|job| vec![job]));
+    }
 
 /// `monitors`: `Some(ctx)` renders the instance's monitors with `ctx`, `None` leaves them out.
 fn render_instance(

@@ -122,6 +122,10 @@ pub struct ScrapeConfig {
     /// The agent only: Alloy's converter refuses it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_dropped_targets: Option<u64>,
+    /// A ScrapeConfig's own settings and discoveries (none for the monitors' jobs), written
+    /// last.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub scrape_config: Option<Box<super::scrape_config::ScrapeConfigJob>>,
 }
 
 /// A float that compares by its bits, so that jobs stay `Eq` (they are cached and compared).

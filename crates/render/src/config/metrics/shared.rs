@@ -118,6 +118,7 @@ mod tests {
             service_monitors: Vec::new(),
             pod_monitors: Vec::new(),
             probes: Vec::new(),
+            scrape_configs: Vec::new(),
         }
     }
 
