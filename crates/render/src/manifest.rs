@@ -1,7 +1,7 @@
 //! Parsing user manifests (multi-document YAML, as `kubectl apply -f` takes them) into a
 //! [`InputStore`], with diagnostics that name the source, the document, the object and the field.
 //!
-//! Our nine kinds are checked against the schemas of the CRDs we generate, as the API server
+//! Our eight kinds are checked against the schemas of the CRDs we generate, as the API server
 //! would: unknown fields are warnings (a typo must not pass silently), missing required fields
 //! get a warning and their zero value (as upstream's Go code treats them), and a value of the
 //! wrong type or outside the schema's `enum`/`pattern`/`minLength` ([`crate::admission`])
@@ -157,7 +157,6 @@ enum Parsed {
     ServiceMonitor(api::ServiceMonitor),
     PodMonitor(api::PodMonitor),
     Probe(api::Probe),
-    ScrapeConfig(api::ScrapeConfig),
     Namespace(String, Labels),
     Secret(DataRead),
     ConfigMap(DataRead),
@@ -285,7 +284,6 @@ impl Loader {
                     Parsed::ServiceMonitor(o) => put(s, o, unknown),
                     Parsed::PodMonitor(o) => put(s, o, unknown),
                     Parsed::Probe(o) => put(s, o, unknown),
-                    Parsed::ScrapeConfig(o) => put(s, o, unknown),
                     Parsed::Namespace(name, labels) => s.apply_namespace(name, labels),
                     Parsed::Secret(d) => d.store_in(s, AssetSource::Secret),
                     Parsed::ConfigMap(d) => d.store_in(s, AssetSource::ConfigMap),
@@ -544,7 +542,6 @@ fn custom_resource(
         "ServiceMonitor" => parse(value).map(Parsed::ServiceMonitor),
         "PodMonitor" => parse(value).map(Parsed::PodMonitor),
         "Probe" => parse(value).map(Parsed::Probe),
-        "ScrapeConfig" => parse(value).map(Parsed::ScrapeConfig),
         _ => Err((
             String::new(),
             format!("kind {kind} is not read by the operator"),
@@ -905,6 +902,7 @@ pub fn decode_base64(s: &str) -> Result<Vec<u8>, base64::DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::InputView;
 
     /// Structural defaulting on a schema built for the purpose: defaults fill missing and
     /// non-nullable null properties, recursively (inside a defaulted object, array items and
@@ -1013,6 +1011,60 @@ mod tests {
             ],
         );
         assert_eq!(monitor_names(&loaded), ["ok"]);
+    }
+
+    /// The walk the controller runs on a live object is the loader's: the same paths, the
+    /// schema's defaults applied, nothing reported of `status` (controllers write it), and
+    /// nothing checked for a kind or apiVersion that is not ours.
+    #[test]
+    fn unknown_fields_of_a_live_object_are_the_loaders() {
+        let mut value = serde_json::json!({
+            "apiVersion": "monitoring.coreos.com/v1",
+            "kind": "ServiceMonitor",
+            "metadata": {"name": "web", "namespace": "ns", "futureMeta": 1},
+            "spec": {
+                "selector": {"matchLabels": {"a": "b"}, "futureMatch": 1},
+                "endpoints": [{"port": "web"}, {"port": "x", "futureEndpointField": true}],
+                "futureField": "x",
+            },
+            "status": {"bindings": [{"name": "prometheus"}]},
+        });
+        let text = value.to_string();
+        let found = unknown_fields("ServiceMonitor", &mut value).expect("one of ours");
+        assert_eq!(
+            found,
+            [
+                "spec.selector.futureMatch",
+                "spec.endpoints[1].futureEndpointField",
+                "spec.futureField",
+            ]
+        );
+        let loaded = load("live.json", &text);
+        let warned: Vec<&str> = loaded
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.field.as_deref())
+            .collect();
+        assert_eq!(warned, found);
+        assert_eq!(
+            loaded
+                .store
+                .unknown_fields()
+                .get(&crate::input_ref::InputRef::new(
+                    crate::input_ref::Kind::ServiceMonitor,
+                    "ns",
+                    "web"
+                )),
+            Some(&found)
+        );
+
+        assert_eq!(
+            unknown_fields("Secret", &mut serde_json::json!({"apiVersion": "v1"})),
+            None
+        );
+        let mut old_version = serde_json::json!({"apiVersion": "monitoring.coreos.com/v0"});
+        assert_eq!(unknown_fields("ServiceMonitor", &mut old_version), None);
+        assert!(has_schema("PodLogs") && !has_schema("Pod"));
     }
 
     fn load(source: &str, text: &str) -> Loaded {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use api::{
     GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe,
-    ScrapeConfig, ServiceMonitor,
+    ServiceMonitor,
 };
 use kube::core::Resource;
 
@@ -62,7 +62,7 @@ pub fn labels_of<T: Resource>(object: &T) -> &Labels {
     object.meta().labels.as_ref().unwrap_or(&NO_LABELS)
 }
 
-/// One of the nine custom resource kinds the store holds as whole objects.
+/// One of the eight custom resource kinds the store holds as whole objects.
 pub trait Input: Resource + Sized + Send + Sync + 'static {
     const KIND: Kind;
     /// The Secret and ConfigMap keys the object refers to (see [`crate::references`]).
@@ -98,7 +98,6 @@ input_kinds! {
     ServiceMonitor => ServiceMonitor, service_monitors, references::of_service_monitor;
     PodMonitor => PodMonitor, pod_monitors, references::of_pod_monitor;
     Probe => Probe, probes, references::of_probe;
-    ScrapeConfig => ScrapeConfig, scrape_configs, references::of_scrape_config;
 }
 
 /// The objects of one kind, by namespace then name, and by label.
@@ -365,7 +364,7 @@ pub trait InputView {
     /// The labels of namespace `name`; a namespace nobody declared has none.
     fn namespace_labels(&self, name: &str) -> &Labels;
     /// Every namespace known, in name order: those declared (from a cluster, every namespace)
-    /// and those an object of the nine kinds lives in.
+    /// and those an object of the eight kinds lives in.
     fn namespace_names(&self) -> BTreeSet<&str>;
     /// A Secret or ConfigMap, if it exists.
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject>;
@@ -390,7 +389,6 @@ pub struct InputStore {
     service_monitors: Objects<ServiceMonitor>,
     pod_monitors: Objects<PodMonitor>,
     probes: Objects<Probe>,
-    scrape_configs: Objects<ScrapeConfig>,
     /// Namespace name to its labels.
     namespaces: BTreeMap<String, Labels>,
     secrets: BTreeMap<NamespacedName, DataObject>,
@@ -574,7 +572,6 @@ impl InputStore {
             Kind::ServiceMonitor => remove::<ServiceMonitor>(self, namespace, name),
             Kind::PodMonitor => remove::<PodMonitor>(self, namespace, name),
             Kind::Probe => remove::<Probe>(self, namespace, name),
-            Kind::ScrapeConfig => remove::<ScrapeConfig>(self, namespace, name),
             Kind::Secret => self.secrets.remove(&key()).is_some(),
             Kind::ConfigMap => self.config_maps.remove(&key()).is_some(),
             Kind::Namespace => self.namespaces.remove(name).is_some(),
@@ -634,7 +631,6 @@ impl InputView for InputStore {
         names.extend(self.service_monitors.namespaces());
         names.extend(self.pod_monitors.namespaces());
         names.extend(self.probes.namespaces());
-        names.extend(self.scrape_configs.namespaces());
         names
     }
 
@@ -833,6 +829,39 @@ mod tests {
         store.reset([labelled("c", "1", &[("agent", "x")])]);
         assert_eq!(carrying(&store, "agent", &["x"]), ["c/1"]);
         assert_eq!(carrying(&store, "agent", &["y"]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn unknown_fields_follow_their_object() {
+        let monitor = |name: &str| {
+            let mut sm = ServiceMonitor::new(name, Default::default());
+            sm.metadata.namespace = Some("ns".into());
+            Arc::new(sm)
+        };
+        let key = |name: &str| InputRef::new(Kind::ServiceMonitor, "ns", name);
+        let mut store = InputStore::new();
+        store.apply(monitor("a"));
+        store.set_unknown_fields(key("a"), vec!["spec.x".into()]);
+        store.apply(monitor("b"));
+        store.set_unknown_fields(key("b"), vec!["spec.y".into()]);
+        let view: &dyn Fn(&InputStore) -> Vec<String> = &|s| {
+            s.unknown_fields()
+                .iter()
+                .map(|(k, v)| format!("{}={}", k.name, v.join(",")))
+                .collect()
+        };
+        assert_eq!(view(&store), ["a=spec.x", "b=spec.y"]);
+        // A version without them clears them; a deletion forgets them.
+        store.set_unknown_fields(key("a"), Vec::new());
+        assert_eq!(view(&store), ["b=spec.y"]);
+        store.delete(Kind::ServiceMonitor, "ns", "b");
+        assert!(view(&store).is_empty());
+        // A relist replaces the kind's, and only that kind's.
+        store.set_unknown_fields(key("a"), vec!["spec.x".into()]);
+        let agent = InputRef::new(Kind::GrafanaAgent, "ns", "agent");
+        store.set_unknown_fields(agent, vec!["spec.z".into()]);
+        store.reset([monitor("a")]);
+        assert_eq!(view(&store), ["agent=spec.z"]);
     }
 
     #[test]
