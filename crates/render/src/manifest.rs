@@ -1,7 +1,7 @@
 //! Parsing user manifests (multi-document YAML, as `kubectl apply -f` takes them) into a
 //! [`InputStore`], with diagnostics that name the source, the document, the object and the field.
 //!
-//! Our eight kinds are checked against the schemas of the CRDs we generate, as the API server
+//! Our nine kinds are checked against the schemas of the CRDs we generate, as the API server
 //! would: unknown fields are warnings (a typo must not pass silently), missing required fields
 //! get a warning and their zero value (as upstream's Go code treats them), and a value of the
 //! wrong type or outside the schema's `enum`/`pattern`/`minLength` ([`crate::admission`])
@@ -157,6 +157,7 @@ enum Parsed {
     ServiceMonitor(api::ServiceMonitor),
     PodMonitor(api::PodMonitor),
     Probe(api::Probe),
+    ScrapeConfig(api::ScrapeConfig),
     Namespace(String, Labels),
     Secret(DataRead),
     ConfigMap(DataRead),
@@ -284,6 +285,7 @@ impl Loader {
                     Parsed::ServiceMonitor(o) => put(s, o, unknown),
                     Parsed::PodMonitor(o) => put(s, o, unknown),
                     Parsed::Probe(o) => put(s, o, unknown),
+                    Parsed::ScrapeConfig(o) => put(s, o, unknown),
                     Parsed::Namespace(name, labels) => s.apply_namespace(name, labels),
                     Parsed::Secret(d) => d.store_in(s, AssetSource::Secret),
                     Parsed::ConfigMap(d) => d.store_in(s, AssetSource::ConfigMap),
@@ -542,6 +544,7 @@ fn custom_resource(
         "ServiceMonitor" => parse(value).map(Parsed::ServiceMonitor),
         "PodMonitor" => parse(value).map(Parsed::PodMonitor),
         "Probe" => parse(value).map(Parsed::Probe),
+        "ScrapeConfig" => parse(value).map(Parsed::ScrapeConfig),
         _ => Err((
             String::new(),
             format!("kind {kind} is not read by the operator"),

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use api::{
     GrafanaAgent, Integration, LogsInstance, MetricsInstance, PodLogs, PodMonitor, Probe,
-    ServiceMonitor,
+    ScrapeConfig, ServiceMonitor,
 };
 use kube::core::Resource;
 
@@ -62,7 +62,7 @@ pub fn labels_of<T: Resource>(object: &T) -> &Labels {
     object.meta().labels.as_ref().unwrap_or(&NO_LABELS)
 }
 
-/// One of the eight custom resource kinds the store holds as whole objects.
+/// One of the nine custom resource kinds the store holds as whole objects.
 pub trait Input: Resource + Sized + Send + Sync + 'static {
     const KIND: Kind;
     /// The Secret and ConfigMap keys the object refers to (see [`crate::references`]).
@@ -98,6 +98,7 @@ input_kinds! {
     ServiceMonitor => ServiceMonitor, service_monitors, references::of_service_monitor;
     PodMonitor => PodMonitor, pod_monitors, references::of_pod_monitor;
     Probe => Probe, probes, references::of_probe;
+    ScrapeConfig => ScrapeConfig, scrape_configs, references::of_scrape_config;
 }
 
 /// The objects of one kind, by namespace then name, and by label.
@@ -364,7 +365,7 @@ pub trait InputView {
     /// The labels of namespace `name`; a namespace nobody declared has none.
     fn namespace_labels(&self, name: &str) -> &Labels;
     /// Every namespace known, in name order: those declared (from a cluster, every namespace)
-    /// and those an object of the eight kinds lives in.
+    /// and those an object of the nine kinds lives in.
     fn namespace_names(&self) -> BTreeSet<&str>;
     /// A Secret or ConfigMap, if it exists.
     fn data_object(&self, source: AssetSource, namespace: &str, name: &str) -> Option<&DataObject>;
@@ -389,6 +390,7 @@ pub struct InputStore {
     service_monitors: Objects<ServiceMonitor>,
     pod_monitors: Objects<PodMonitor>,
     probes: Objects<Probe>,
+    scrape_configs: Objects<ScrapeConfig>,
     /// Namespace name to its labels.
     namespaces: BTreeMap<String, Labels>,
     secrets: BTreeMap<NamespacedName, DataObject>,
@@ -572,6 +574,7 @@ impl InputStore {
             Kind::ServiceMonitor => remove::<ServiceMonitor>(self, namespace, name),
             Kind::PodMonitor => remove::<PodMonitor>(self, namespace, name),
             Kind::Probe => remove::<Probe>(self, namespace, name),
+            Kind::ScrapeConfig => remove::<ScrapeConfig>(self, namespace, name),
             Kind::Secret => self.secrets.remove(&key()).is_some(),
             Kind::ConfigMap => self.config_maps.remove(&key()).is_some(),
             Kind::Namespace => self.namespaces.remove(name).is_some(),
@@ -631,6 +634,7 @@ impl InputView for InputStore {
         names.extend(self.service_monitors.namespaces());
         names.extend(self.pod_monitors.namespaces());
         names.extend(self.probes.namespaces());
+        names.extend(self.scrape_configs.namespaces());
         names
     }
 
