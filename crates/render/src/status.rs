@@ -183,7 +183,7 @@ pub fn runtime_differences(warnings: &[Rejection], generation: Option<i64>) -> O
 
 /// Adds `RuntimeDifferences` ([`runtime_differences`]) to the agent's status and to each entry
 /// whose object, or what it selects, has `warnings` (sorted): a MetricsInstance's entry for
-/// the instance and its monitors and Probes, a LogsInstance's for the instance and its
+/// the instance and its monitors, Probes and ScrapeConfigs, a LogsInstance's for the instance and its
 /// PodLogs, a PodLogs' and an Integration's for the object itself. Where a user looks at an
 /// object, the status it has says what of it is not used.
 pub fn add_runtime_differences(status: &mut DesiredStatus, h: &Hierarchy, warnings: &[Rejection]) {
@@ -206,6 +206,7 @@ pub fn add_runtime_differences(status: &mut DesiredStatus, h: &Hierarchy, warnin
             .chain(refs_of(Kind::ServiceMonitor, &node.service_monitors))
             .chain(refs_of(Kind::PodMonitor, &node.pod_monitors))
             .chain(refs_of(Kind::Probe, &node.probes))
+            .chain(refs_of(Kind::ScrapeConfig, &node.scrape_configs))
             .collect();
         let generation = node.instance.metadata.generation;
         entry
