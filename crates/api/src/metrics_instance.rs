@@ -138,6 +138,13 @@ pub struct MetricsInstanceSpec {
     /// configs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_scrape_configs: Option<SecretKeySelector>,
+    /// Settings the selected ServiceMonitors and PodMonitors can take by name (their
+    /// `scrapeClass`), prometheus-operator's Prometheus `scrapeClasses`. The class marked
+    /// `default` applies to monitors that name none; a monitor naming a class this list lacks
+    /// is rejected.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"]))]
+    pub scrape_classes: Vec<crate::monitors::ScrapeClass>,
 }
 
 /// One Prometheus remote_write destination.

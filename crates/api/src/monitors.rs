@@ -415,6 +415,66 @@ pub struct PodMetricsEndpoint {
     pub tls_config: Option<SafeTlsConfig>,
 }
 
+/// A scrape class of a MetricsInstance (`spec.scrapeClasses`): settings its ServiceMonitors
+/// and PodMonitors take by naming it (`scrapeClass`), or all that name none when it is the
+/// `default`. What the monitor sets itself wins.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScrapeClass {
+    /// Name the monitors' `scrapeClass` refers to; unique in the list (a later class of the
+    /// same name is ignored and reported).
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// When true, the class applies to every monitor that names none. At most one class may
+    /// be the default (a later one is ignored and reported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<bool>,
+    /// The monitor's `fallbackScrapeProtocol` when it sets none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = SCRAPE_PROTOCOLS))]
+    pub fallback_scrape_protocol: Option<String>,
+    /// TLS files for the scrapes, paths inside the agent's pods: `caFile`, `certFile` and
+    /// `keyFile` each apply where the endpoint sets no CA, certificate or key of its own. Only
+    /// those three are supported, as prometheus-operator: a monitor taking a class that sets
+    /// another TLS field is rejected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_config: Option<TlsConfig>,
+    /// An `Authorization` header for the scrapes of endpoints that set no way to
+    /// authenticate of their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization: Option<ScrapeClassAuthorization>,
+    /// Relabeling rules applied to every target, after the operator's own rules and before
+    /// the endpoint's `relabelings`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relabelings: Vec<RelabelConfig>,
+    /// Relabeling rules applied to every scraped sample, before the endpoint's
+    /// `metricRelabelings`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metric_relabelings: Vec<RelabelConfig>,
+    /// The monitor's `attachMetadata` when it sets none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attach_metadata: Option<AttachMetadata>,
+}
+
+/// A scrape class's `Authorization` header: its type (default `Bearer`) and credentials from a
+/// Secret key in the MetricsInstance's namespace (written into the config itself) or a file
+/// inside the agent's pods.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScrapeClassAuthorization {
+    /// Authentication scheme, such as `Bearer` (unset or empty: `Bearer`); `Basic` is refused,
+    /// as Prometheus refuses it.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    /// Secret key, in the MetricsInstance's namespace, holding the credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<SecretKeySelector>,
+    /// Path, inside the agent's pods, of a file holding the credentials; used when
+    /// `credentials` is unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_file: Option<String>,
+}
+
 fn default_prober_path() -> String {
     "/probe".to_owned()
 }

@@ -206,6 +206,15 @@ pub fn of_metrics_instance(mi: &MetricsInstance) -> Vec<Reference> {
             "spec.additionalScrapeConfigs".into(),
             mi.spec.additional_scrape_configs.as_ref(),
         );
+        for (i, class) in mi.spec.scrape_classes.iter().enumerate() {
+            c.authorization(
+                &format!("spec.scrapeClasses[{i}].authorization"),
+                class
+                    .authorization
+                    .as_ref()
+                    .and_then(|a| a.credentials.as_ref()),
+            );
+        }
     })
 }
 

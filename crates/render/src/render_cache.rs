@@ -194,6 +194,8 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
     // Every instance with monitors gets a slot; one whose monitors give no job loses its
     // `scrape_configs` key again below.
     let mut slots: Vec<Vec<Monitor<'_>>> = Vec::new();
+    // Each slot's context: the agent's with its instance's scrape classes.
+    let mut slot_contexts: Vec<ScrapeContext<'_>> = Vec::new();
     let nodes = nodes_of(h, &section.configs);
     let taken = taken_earlier(&section.configs, &nodes);
     for ((config, node), taken) in section.configs.iter_mut().zip(nodes).zip(&taken) {
@@ -212,6 +214,7 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
             slots.len()
         )))];
         slots.push(monitors);
+        slot_contexts.push(ctx.for_instance(&node.instance));
     }
     let frame = frame_text(h, section)?;
 
@@ -231,6 +234,9 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
             .filter(|l| l.trim() == "scrape_configs:")
             .map(|_| previous_line.start);
         let mut has_jobs = false;
+        let Some(ctx) = slot_contexts.get(slot) else {
+            continue;
+        };
         for batch in slots
             .get(slot)
             .map_or(&[][..], Vec::as_slice)
@@ -239,7 +245,7 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
             let outputs: Vec<_> = batch
                 .par_iter()
                 .with_min_len(PARALLEL_THRESHOLD)
-                .map(|monitor| monitor.part(&ctx, indent))
+                .map(|monitor| monitor.part(ctx, indent))
                 .collect();
             for (monitor, output) in batch.iter().zip(outputs) {
                 match output? {
@@ -325,8 +331,9 @@ impl MetricsConfigCache {
         };
         let mut section = metrics::section(h, options, &mut rejections);
         let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
-        let context_hash = context_hash(&ctx);
         let namespace_hashes = namespace_hashes(&h.assets);
+        // Per instance: the agent's context with the instance's scrape classes.
+        let mut contexts: Vec<ScrapeContext<'_>> = Vec::new();
 
         // The frame tells the indentation parts are written at; it is fixed by the shape of
         // agent.yml, so it is found once.
@@ -354,6 +361,10 @@ impl MetricsConfigCache {
                 instance_slots.push(None);
                 continue;
             };
+            let node_ctx = ctx.for_instance(&node.instance);
+            let context_hash = context_hash(&node_ctx);
+            let context_index = contexts.len();
+            contexts.push(node_ctx);
             let monitors = node
                 .monitors()
                 .filter(|m| taken.is_empty() || !taken.contains(&m.object()));
@@ -385,6 +396,7 @@ impl MetricsConfigCache {
                             object,
                             version,
                             context,
+                            context_index,
                         });
                     }
                 }
@@ -396,7 +408,7 @@ impl MetricsConfigCache {
         let rendered: Vec<_> = misses
             .par_iter()
             .with_min_len(PARALLEL_THRESHOLD)
-            .map(|miss| miss.monitor.part(&ctx, indent))
+            .map(|miss| miss.monitor.part(&contexts[miss.context_index], indent))
             .collect();
         let mut outputs = Vec::with_capacity(rendered.len());
         for (miss, output) in misses.into_iter().zip(rendered) {
@@ -580,6 +592,8 @@ struct Miss<'h> {
     object: InputRef,
     version: Version,
     context: u64,
+    /// Its instance's context, in the render's list of them.
+    context_index: usize,
 }
 
 /// A monitor's place in its instance's list of parts.

@@ -208,6 +208,8 @@ pub fn monitor_jobs(
     node: &MetricsInstanceNode,
     rejections: &mut Vec<Rejection>,
 ) -> Vec<ScrapeConfig> {
+    // The instance's scrape classes are part of its monitors' context.
+    let ctx = &ctx.for_instance(&node.instance);
     let mut jobs = Vec::new();
     let mut add = |result: Result<Vec<ScrapeConfig>, Rejection>| match result {
         Ok(list) => jobs.extend(list),

@@ -18,12 +18,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use api::Runtime;
 use api::monitors::{
-    AttachMetadata, LabelLimits, MonitorScrapeSettings, NativeHistogramConfig, ScrapeEndpoint,
+    AttachMetadata, LabelLimits, MonitorScrapeSettings, NativeHistogramConfig, ScrapeClass,
+    ScrapeEndpoint,
 };
+use api::prometheus::SafeAuthorization;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::config::common::{AttachMetadataOut, FieldError, Secrets, non_empty};
+use crate::config::common::{
+    AttachMetadataOut, AuthorizationOut, FieldError, RelabelRule, Secrets, TlsConfigOut, non_empty,
+    safe_authorization, user_relabel_rules,
+};
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
@@ -34,26 +39,263 @@ use super::scrape::{Factor, ScrapeConfig, ScrapeContext};
 /// default fallback.
 const AGENT_FALLBACK: &str = "PrometheusText0.0.4";
 
-/// What every job of a monitor takes from its spec (`spec_field` is `spec`): limits, body
-/// size, protocols and native histogram settings, each written only where `ctx.runtime`
-/// accepts it. A value that cannot be used (an unparsable size or factor, a scrape class
-/// the instance lacks) rejects the monitor, naming the field.
+/// The scrape classes of one MetricsInstance, each resolved once for all its monitors: its
+/// relabelings, TLS files and authorization as the jobs write them, or why they cannot be
+/// used (the message names the instance's field; a monitor taking the class is rejected).
+#[derive(Clone, Debug)]
+pub struct InstanceClasses {
+    pub instance: InputRef,
+    /// In the instance's order; a class whose name an earlier one has is left out.
+    pub classes: Vec<ResolvedClass>,
+}
+
+/// One scrape class, ready for the jobs of the monitors that take it.
+#[derive(Clone, Debug)]
+pub struct ResolvedClass {
+    pub class: ScrapeClass,
+    /// `spec.scrapeClasses[i]` of the instance.
+    pub field: String,
+    pub relabelings: Result<Vec<RelabelRule>, String>,
+    pub metric_relabelings: Result<Vec<RelabelRule>, String>,
+    pub tls: Result<Option<TlsConfigOut>, String>,
+    pub authorization: Result<Option<AuthorizationOut>, String>,
+}
+
+impl ResolvedClass {
+    /// Whether the class is the default one.
+    fn is_default(&self) -> bool {
+        self.class.default == Some(true)
+    }
+
+    /// Everything the jobs take from the class, or the first reason it cannot be used.
+    fn usable(&self) -> Result<(), String> {
+        self.relabelings.as_ref().map_err(Clone::clone)?;
+        self.metric_relabelings.as_ref().map_err(Clone::clone)?;
+        self.tls.as_ref().map_err(Clone::clone)?;
+        self.authorization.as_ref().map_err(Clone::clone)?;
+        Ok(())
+    }
+}
+
+impl InstanceClasses {
+    /// `instance`'s classes, `None` when it defines none. A later class with an earlier one's
+    /// name is left out (reported by [`warnings`]).
+    pub fn of(ctx: &ScrapeContext<'_>, instance: &api::MetricsInstance) -> Option<Self> {
+        if instance.spec.scrape_classes.is_empty() {
+            return None;
+        }
+        let instance_ref = InputRef::of(Kind::MetricsInstance, instance);
+        let secrets = ctx.secrets(&instance_ref.namespace);
+        let mut seen = BTreeSet::new();
+        let mut classes = Vec::new();
+        for (i, class) in instance.spec.scrape_classes.iter().enumerate() {
+            if !seen.insert(class.name.as_str()) {
+                continue;
+            }
+            let field = format!("spec.scrapeClasses[{i}]");
+            let text = |e: FieldError| e.to_string();
+            classes.push(ResolvedClass {
+                relabelings: user_relabel_rules(
+                    &class.relabelings,
+                    &format!("{field}.relabelings"),
+                )
+                .map_err(text),
+                metric_relabelings: user_relabel_rules(
+                    &class.metric_relabelings,
+                    &format!("{field}.metricRelabelings"),
+                )
+                .map_err(text),
+                tls: class_tls(class, &field),
+                authorization: class_authorization(class, secrets, &field).map_err(text),
+                class: class.clone(),
+                field,
+            });
+        }
+        Some(InstanceClasses {
+            instance: instance_ref,
+            classes,
+        })
+    }
+}
+
+/// The class's TLS files; any other TLS field is an error, as prometheus-operator supports
+/// only these three.
+fn class_tls(class: &ScrapeClass, field: &str) -> Result<Option<TlsConfigOut>, String> {
+    let Some(tls) = &class.tls_config else {
+        return Ok(None);
+    };
+    let safe = &tls.safe;
+    let others = [
+        ("ca", safe.ca.is_some()),
+        ("cert", safe.cert.is_some()),
+        ("keySecret", safe.key_secret.is_some()),
+        ("serverName", safe.server_name.is_some()),
+        ("insecureSkipVerify", safe.insecure_skip_verify.is_some()),
+    ];
+    if let Some((name, _)) = others.iter().find(|(_, set)| *set) {
+        return Err(format!(
+            "{field}.tlsConfig.{name}: a scrape class supports only caFile, certFile and keyFile (as prometheus-operator)"
+        ));
+    }
+    Ok(Some(TlsConfigOut {
+        ca_file: non_empty(&tls.ca_file),
+        cert_file: non_empty(&tls.cert_file),
+        key_file: non_empty(&tls.key_file),
+        ..TlsConfigOut::default()
+    }))
+}
+
+/// The class's `authorization`: credentials from the instance's Secret, else its file.
+fn class_authorization(
+    class: &ScrapeClass,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<Option<AuthorizationOut>, FieldError> {
+    let Some(auth) = &class.authorization else {
+        return Ok(None);
+    };
+    let field = format!("{field}.authorization");
+    let safe = SafeAuthorization {
+        type_: auth.type_.clone(),
+        credentials: auth.credentials.clone(),
+    };
+    match (&auth.credentials, non_empty(&auth.credentials_file)) {
+        (None, Some(file)) => {
+            let type_ = auth.type_.as_deref().map(str::trim).unwrap_or_default();
+            if type_.eq_ignore_ascii_case("basic") {
+                return Err(FieldError::new(
+                    format!("{field}.type"),
+                    format!("{type_:?}: Prometheus refuses the type basic here"),
+                ));
+            }
+            Ok(Some(AuthorizationOut {
+                type_: if type_.is_empty() { "Bearer" } else { type_ }.to_owned(),
+                credentials: None,
+                credentials_file: Some(file),
+            }))
+        }
+        // Credentials from the Secret win over a file, as Prometheus refuses both.
+        _ => safe_authorization(&safe, secrets, &field),
+    }
+}
+
+/// The scrape class a monitor takes: the one `name`d, else the instance's default. Naming a
+/// class the instance lacks, or one that cannot be used, rejects the monitor (as
+/// prometheus-operator rejects it), naming `spec.scrapeClass` and the instance's field.
+pub fn scrape_class(
+    ctx: &ScrapeContext<'_>,
+    name: Option<&str>,
+) -> Result<Option<ResolvedClass>, FieldError> {
+    let classes = ctx.scrape_classes.as_deref();
+    let found = match (name, classes) {
+        (Some(name), Some(c)) => match c.classes.iter().find(|k| k.class.name == name) {
+            Some(k) => Some(k),
+            None => {
+                return Err(FieldError::new(
+                    "spec.scrapeClass",
+                    format!(
+                        "names scrape class {name:?}, which MetricsInstance {} does not define (spec.scrapeClasses)",
+                        c.instance.key()
+                    ),
+                ));
+            }
+        },
+        (Some(name), None) => {
+            return Err(FieldError::new(
+                "spec.scrapeClass",
+                format!(
+                    "names scrape class {name:?}, and the selecting MetricsInstance defines no scrape classes (spec.scrapeClasses)"
+                ),
+            ));
+        }
+        (None, Some(c)) => c.classes.iter().find(|k| k.is_default()),
+        (None, None) => None,
+    };
+    let Some(class) = found else {
+        return Ok(None);
+    };
+    if let Err(why) = class.usable() {
+        let instance = classes.map(|c| c.instance.key()).unwrap_or_default();
+        return Err(FieldError::new(
+            if name.is_some() {
+                "spec.scrapeClass"
+            } else {
+                ""
+            },
+            format!(
+                "scrape class {:?} of MetricsInstance {instance} cannot be used: {why}",
+                class.class.name
+            ),
+        ));
+    }
+    Ok(Some(class.clone()))
+}
+
+/// Adds what `class` gives a job that the endpoint does not set itself: TLS files where the
+/// endpoint has no CA, certificate or key, and the authorization when the endpoint sets no
+/// way to authenticate; the class's metric relabelings go before the endpoint's. (Its
+/// relabelings are placed by the caller, before the endpoint's.)
+pub fn apply_class(class: &ResolvedClass, job: &mut ScrapeConfig) {
+    if let Ok(Some(tls)) = &class.tls {
+        let out = job.tls_config.get_or_insert_with(TlsConfigOut::default);
+        if out.ca_file.is_none() {
+            out.ca_file.clone_from(&tls.ca_file);
+        }
+        if out.cert_file.is_none() {
+            out.cert_file.clone_from(&tls.cert_file);
+        }
+        if out.key_file.is_none() {
+            out.key_file.clone_from(&tls.key_file);
+        }
+    }
+    let authenticates = job.basic_auth.is_some()
+        || job.bearer_token.is_some()
+        || job.bearer_token_file.is_some()
+        || job.authorization.is_some()
+        || job.oauth2.is_some();
+    if !authenticates && let Ok(Some(auth)) = &class.authorization {
+        job.authorization = Some(auth.clone());
+    }
+    if let Ok(rules) = &class.metric_relabelings
+        && !rules.is_empty()
+    {
+        let mut all = rules.clone();
+        all.append(&mut job.metric_relabel_configs);
+        job.metric_relabel_configs = all;
+    }
+}
+
+/// The class's relabelings (none when it has none or no class applies).
+pub fn class_relabelings(class: Option<&ResolvedClass>) -> Vec<RelabelRule> {
+    class
+        .and_then(|c| c.relabelings.as_ref().ok())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// What every job of a monitor takes from its spec and its scrape class (`s.scrape_class`, else
+/// the instance's default): limits, body size, protocols and native histogram settings,
+/// each written only where `ctx.runtime` accepts it. A value that cannot be used (an
+/// unparsable size or factor, a scrape class the instance lacks) rejects the monitor, naming
+/// the field.
 pub fn job_fields(
     ctx: &ScrapeContext<'_>,
     s: &MonitorScrapeSettings,
     limits: &LabelLimits,
 ) -> Result<ScrapeConfig, FieldError> {
-    if let Some(class) = &s.scrape_class {
-        // prometheus-operator refuses a monitor naming a class its Prometheus lacks; no
-        // MetricsInstance defines scrape classes yet, so every name is one it lacks.
-        return Err(FieldError::because(
-            Reason::InvalidValue,
-            "spec.scrapeClass",
-            format!(
-                "names scrape class {class:?}, which the selecting MetricsInstance does not define"
-            ),
-        ));
-    }
+    let class = scrape_class(ctx, s.scrape_class.as_deref())?;
+    job_fields_with_class(ctx, s, limits, class.as_ref())
+}
+
+/// [`job_fields`] with the scrape class already resolved ([`scrape_class`]).
+pub fn job_fields_with_class(
+    ctx: &ScrapeContext<'_>,
+    s: &MonitorScrapeSettings,
+    limits: &LabelLimits,
+    class: Option<&ResolvedClass>,
+) -> Result<ScrapeConfig, FieldError> {
+    let fallback_scrape_protocol = non_empty(&s.fallback_scrape_protocol)
+        .or_else(|| class.and_then(|c| non_empty(&c.class.fallback_scrape_protocol)));
     let alloy = ctx.runtime == Runtime::Alloy;
     let h = &s.native_histograms;
     // Either would send series of another shape than asked (classic histograms instead of
@@ -103,7 +345,7 @@ pub fn job_fields(
         } else {
             Vec::new()
         },
-        fallback_scrape_protocol: non_empty(&s.fallback_scrape_protocol).filter(|_| alloy),
+        fallback_scrape_protocol: fallback_scrape_protocol.filter(|_| alloy),
         scrape_classic_histograms: (!alloy && h.scrape_classic_histograms == Some(true))
             .then_some(true),
         always_scrape_classic_histograms: (alloy && h.scrape_classic_histograms == Some(true))
@@ -312,6 +554,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
     let runtime = crate::alloy::runtime(h);
     let mut out = BTreeSet::new();
     for node in &h.metrics {
+        out.extend(class_warnings(runtime, node.instance.as_ref()));
         for sm in &node.service_monitors {
             let object = InputRef::of(Kind::ServiceMonitor, sm.as_ref());
             let endpoints = sm.spec.endpoints.iter().map(|e| &e.common);
@@ -336,6 +579,59 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
         }
     }
     out.into_iter().collect()
+}
+
+/// What of a MetricsInstance's scrape classes is not used (reason `UnusedSetting`; the
+/// instance and its monitors run): a class whose name an earlier one has, a default after the
+/// first, and, with the agent, a class's `fallbackScrapeProtocol` other than the one it uses.
+fn class_warnings(runtime: Runtime, instance: &api::MetricsInstance) -> Vec<Rejection> {
+    let object = InputRef::of(Kind::MetricsInstance, instance);
+    let mut out = Vec::new();
+    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut default: Option<&str> = None;
+    for (i, class) in instance.spec.scrape_classes.iter().enumerate() {
+        let field = format!("spec.scrapeClasses[{i}]");
+        let mut warn = |field: String, message: String| {
+            out.push(Rejection::new(
+                object.clone(),
+                Reason::UnusedSetting,
+                field,
+                message,
+            ));
+        };
+        if let Some(first) = names.get(class.name.as_str()) {
+            warn(
+                format!("{field}.name"),
+                format!(
+                    "ignored: spec.scrapeClasses[{first}] has the name {:?} already, and monitors naming it take that one",
+                    class.name
+                ),
+            );
+            continue;
+        }
+        names.insert(class.name.as_str(), i);
+        if class.default == Some(true) {
+            match default {
+                Some(first) => warn(
+                    format!("{field}.default"),
+                    format!(
+                        "ignored: scrape class {first:?} is the default already (prometheus-operator allows one); monitors naming no class take {first:?}"
+                    ),
+                ),
+                None => default = Some(class.name.as_str()),
+            }
+        }
+        if runtime == Runtime::Agent
+            && let Some(p) = non_empty(&class.fallback_scrape_protocol)
+            && p != AGENT_FALLBACK
+        {
+            warn(
+                format!("{field}.fallbackScrapeProtocol"),
+                "not used by the agent: it parses a response without a known Content-Type as PrometheusText0.0.4".to_owned(),
+            );
+        }
+    }
+    out
 }
 
 /// One monitor's warnings (see [`warnings`]); a ScrapeConfig's too, with no endpoints.

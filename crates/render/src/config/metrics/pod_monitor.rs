@@ -44,6 +44,8 @@ struct MonitorRules {
     job: Vec<RelabelRule>,
     /// What every job takes from the spec ([`monitor_settings::job_fields`]).
     monitor_fields: ScrapeConfig,
+    /// The scrape class the monitor takes, if any.
+    class: Option<monitor_settings::ResolvedClass>,
 }
 
 fn jobs(
@@ -61,7 +63,13 @@ fn jobs(
     let mut sd = ctx
         .kubernetes_sd("pod", namespaces)
         .map_err(|m| FieldError::because(Reason::AgentSettingUnusable, "", m))?;
-    sd.attach_metadata = monitor_settings::attach_metadata(spec.attach_metadata.as_ref());
+    let class = monitor_settings::scrape_class(ctx, spec.scrape.scrape_class.as_deref())?;
+    // The monitor's own `attachMetadata` wins over its scrape class's.
+    sd.attach_metadata = monitor_settings::attach_metadata(
+        spec.attach_metadata.as_ref().or(class
+            .as_ref()
+            .and_then(|c| c.class.attach_metadata.as_ref())),
+    );
     // `RoleSelector`: the API server selects the Pods, so no relabeling rule is needed.
     let selector = if spec.scrape.selector_mechanism.as_deref() == Some("RoleSelector") {
         let label = monitor_settings::label_selector(&spec.selector, "spec.selector")?;
@@ -101,7 +109,13 @@ fn jobs(
         sd,
         pod_target_labels,
         job,
-        monitor_fields: monitor_settings::job_fields(ctx, &spec.scrape, &spec.label_limits)?,
+        monitor_fields: monitor_settings::job_fields_with_class(
+            ctx,
+            &spec.scrape,
+            &spec.label_limits,
+            class.as_ref(),
+        )?,
+        class,
     };
     spec.pod_metrics_endpoints
         .iter()
@@ -150,6 +164,8 @@ fn endpoint_job(
     if let Some(endpoint_value) = endpoint_label(&e.port, &e.target_port) {
         relabel.push(RelabelRule::set("endpoint", &endpoint_value));
     }
+    // The scrape class's rules come after the operator's, before the endpoint's own.
+    relabel.extend(monitor_settings::class_relabelings(shared.class.as_ref()));
     relabel.extend(user_relabel_rules(
         &e.relabelings,
         &format!("{field}.relabelings"),
@@ -158,7 +174,7 @@ fn endpoint_job(
     relabel.extend(ctx.sharding_rules("__address__"));
 
     // As for ServiceMonitors: fields in the order written, `..` last.
-    let job = ScrapeConfig {
+    let mut job = ScrapeConfig {
         job_name: format!("podMonitor/{ns}/{}/{index}", object.name),
         kubernetes_sd_configs: vec![shared.sd.clone()],
         tls_config: endpoint
@@ -171,6 +187,9 @@ fn endpoint_job(
         target_limit: limit(pm.spec.target_limit, ctx.enforced_target_limit),
         ..ctx.endpoint_job_fields(e, secrets, &field, shared.monitor_fields.clone())?
     };
+    if let Some(class) = &shared.class {
+        monitor_settings::apply_class(class, &mut job);
+    }
     check_single_auth(&job, &field)?;
     check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;
     Ok(job)

@@ -187,6 +187,10 @@ pub struct ScrapeContext<'a> {
     pub strings: Strings,
     /// What runs the config: which keys each runtime's parser accepts differs.
     pub runtime: Runtime,
+    /// The scrape classes of the MetricsInstance whose monitors are rendered, resolved
+    /// ([`ScrapeContext::for_instance`]); `None` when it defines none, so that a monitor two
+    /// instances without classes select renders (and is cached) once.
+    pub scrape_classes: Option<std::sync::Arc<super::monitor_settings::InstanceClasses>>,
 }
 
 impl<'a> ScrapeContext<'a> {
@@ -262,7 +266,17 @@ impl<'a> ScrapeContext<'a> {
             unusable,
             strings: Strings::of(agent),
             runtime: agent.spec.runtime.unwrap_or_default(),
+            scrape_classes: None,
             agent: agent_ref,
+        }
+    }
+
+    /// The context of `instance`'s monitors: this one with the instance's scrape classes.
+    pub fn for_instance(&self, instance: &api::MetricsInstance) -> ScrapeContext<'a> {
+        ScrapeContext {
+            scrape_classes: super::monitor_settings::InstanceClasses::of(self, instance)
+                .map(std::sync::Arc::new),
+            ..self.clone()
         }
     }
 
