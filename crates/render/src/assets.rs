@@ -27,6 +27,26 @@ pub enum AssetError {
     NotLoaded(AssetKey),
 }
 
+// Here rather than in `rejection`, which `references` (below `store`, below this module)
+// uses: with it there, `rejection` and `assets` used each other through `store`.
+impl crate::rejection::Reason {
+    /// The reason for a referenced value that could not be used.
+    pub fn of_asset_error(e: &AssetError) -> Self {
+        use crate::rejection::Reason;
+        match e {
+            AssetError::ObjectMissing(key) | AssetError::ObjectRefused(key) => match key.source {
+                AssetSource::Secret => Reason::SecretNotFound,
+                AssetSource::ConfigMap => Reason::ConfigMapNotFound,
+            },
+            AssetError::KeyMissing(_) => Reason::KeyNotFound,
+            AssetError::NotText(_) => Reason::ValueNotText,
+            AssetError::Incomplete => Reason::IncompleteReference,
+            // Only a plan made before the controller loaded the value meets this.
+            AssetError::NotLoaded(_) => Reason::InvalidValue,
+        }
+    }
+}
+
 /// What a reference resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Resolution {

@@ -3,7 +3,6 @@
 
 use std::fmt;
 
-use crate::assets::{AssetError, AssetSource};
 use crate::input_ref::InputRef;
 
 /// Why an object (or part of it) was left out, for machines: status entries carry it; the
@@ -106,21 +105,6 @@ impl Reason {
             Reason::UnknownField => "UnknownField",
         }
     }
-
-    /// The reason for a referenced value that could not be used.
-    pub fn of_asset_error(e: &AssetError) -> Reason {
-        match e {
-            AssetError::ObjectMissing(key) | AssetError::ObjectRefused(key) => match key.source {
-                AssetSource::Secret => Reason::SecretNotFound,
-                AssetSource::ConfigMap => Reason::ConfigMapNotFound,
-            },
-            AssetError::KeyMissing(_) => Reason::KeyNotFound,
-            AssetError::NotText(_) => Reason::ValueNotText,
-            AssetError::Incomplete => Reason::IncompleteReference,
-            // Only a plan made before the controller loaded the value meets this.
-            AssetError::NotLoaded(_) => Reason::InvalidValue,
-        }
-    }
 }
 
 impl fmt::Display for Reason {
@@ -203,7 +187,7 @@ pub fn key_path(map_field: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assets::AssetKey;
+    use crate::assets::{AssetError, AssetKey, AssetSource};
     use crate::config::common::check_regex;
 
     #[test]
