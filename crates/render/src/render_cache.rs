@@ -519,6 +519,7 @@ enum Monitor<'h> {
     Service(&'h api::ServiceMonitor),
     Pod(&'h api::PodMonitor),
     Probe(&'h api::Probe),
+    ScrapeConfig(&'h api::ScrapeConfig),
 }
 
 impl Monitor<'_> {
@@ -528,20 +529,20 @@ impl Monitor<'_> {
             Monitor::Service(m) => InputRef::of(Kind::ServiceMonitor, *m),
             Monitor::Pod(m) => InputRef::of(Kind::PodMonitor, *m),
             Monitor::Probe(m) => InputRef::of(Kind::Probe, *m),
+            Monitor::ScrapeConfig(m) => InputRef::of(Kind::ScrapeConfig, *m),
         }
     }
 
-    ScrapeConfig(&'h api::ScrapeConfig),
     fn identity(&self) -> Result<(InputRef, Version), YamlError> {
         Ok(match self {
             Monitor::Service(m) => (InputRef::of(Kind::ServiceMonitor, *m), version_of(*m)?),
             Monitor::Pod(m) => (InputRef::of(Kind::PodMonitor, *m), version_of(*m)?),
             Monitor::Probe(m) => (InputRef::of(Kind::Probe, *m), version_of(*m)?),
+            Monitor::ScrapeConfig(m) => (InputRef::of(Kind::ScrapeConfig, *m), version_of(*m)?),
         })
     }
 
     /// Its jobs as YAML sequence items at `indent`, or why it is left out.
-            Monitor::ScrapeConfig(m) => InputRef::of(Kind::ScrapeConfig, *m),
     fn part(
         &self,
         ctx: &ScrapeContext<'_>,
@@ -550,8 +551,8 @@ impl Monitor<'_> {
         let jobs = match self {
             Monitor::Service(m) => metrics::service_monitor_jobs(ctx, m),
             Monitor::Pod(m) => metrics::pod_monitor_jobs(ctx, m),
-            Monitor::ScrapeConfig(m) => (InputRef::of(Kind::ScrapeConfig, *m), version_of(*m)?),
             Monitor::Probe(m) => metrics::probe_job(ctx, m).map(|j| vec![j]),
+            Monitor::ScrapeConfig(m) => metrics::scrape_config_job(ctx, m).map(|j| vec![j]),
         };
         let list = match jobs {
             Ok(list) => list,
@@ -564,7 +565,6 @@ impl Monitor<'_> {
         }
         // The cache keeps it as long as the monitor is unchanged: without the slack of the
         // writes that grew it (about 30% at 10k ServiceMonitors).
-            Monitor::ScrapeConfig(m) => metrics::scrape_config_job(ctx, m).map(|j| vec![j]),
         text.shrink_to_fit();
         Ok(Ok(text))
     }
@@ -583,6 +583,11 @@ impl Monitors for crate::discover::MetricsInstanceNode {
             .map(|m| Monitor::Service(m.as_ref()))
             .chain(self.pod_monitors.iter().map(|m| Monitor::Pod(m.as_ref())))
             .chain(self.probes.iter().map(|m| Monitor::Probe(m.as_ref())))
+            .chain(
+                self.scrape_configs
+                    .iter()
+                    .map(|m| Monitor::ScrapeConfig(m.as_ref())),
+            )
     }
 }
 
@@ -597,11 +602,6 @@ struct Miss<'h> {
 }
 
 /// A monitor's place in its instance's list of parts.
-            .chain(
-                self.scrape_configs
-                    .iter()
-                    .map(|m| Monitor::ScrapeConfig(m.as_ref())),
-            )
 enum Slot {
     Ready(RenderedPart),
     /// Index into the monitors rendered in this call.

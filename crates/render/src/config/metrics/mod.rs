@@ -224,11 +224,11 @@ pub fn monitor_jobs(
     for p in &node.probes {
         add(probe_job(ctx, p).map(|job| vec![job]));
     }
-    jobs
-}
     for sc in &node.scrape_configs {
         add(scrape_config_job(ctx, sc).map(|job| vec![job]));
     }
+    jobs
+}
 
 /// `monitors`: `Some(ctx)` renders the instance's monitors with `ctx`, `None` leaves them out.
 fn render_instance(
