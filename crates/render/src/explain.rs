@@ -102,6 +102,10 @@ pub enum Outcome {
         dropped: Vec<RejectionView>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<RejectionView>,
+        /// The instance's scrape class a ServiceMonitor or PodMonitor took (the one it names,
+        /// else the instance's default), if any.
+        #[serde(rename = "scrapeClass", skip_serializing_if = "Option::is_none")]
+        scrape_class: Option<String>,
     },
 }
 
@@ -386,6 +390,7 @@ impl AgentContext<'_> {
                 jobs,
                 dropped: rejections,
                 warnings: views(&self.plan.warnings, target, None),
+                scrape_class: via.and_then(|instance| self.scrape_class_of(instance, target)),
             },
             None if rejections.is_empty() => {
                 let mut holders: Vec<&InputRef> = via.into_iter().collect();
@@ -399,6 +404,47 @@ impl AgentContext<'_> {
             }
             _ => Outcome::Rejected { rejections },
         }
+    }
+
+    /// The scrape class `target` (a ServiceMonitor or PodMonitor) took in `instance`'s jobs:
+    /// the one it names, else the instance's default (the first `default: true` among the
+    /// first class of each name, as rendering resolves it).
+    fn scrape_class_of(&self, instance: &InputRef, target: &InputRef) -> Option<String> {
+        let node = self
+            .discovery
+            .hierarchy
+            .metrics
+            .iter()
+            .find(|n| n.instance_ref() == *instance)?;
+        let named = match target.kind {
+            Kind::ServiceMonitor => node
+                .service_monitors
+                .iter()
+                .find(|m| InputRef::of(Kind::ServiceMonitor, m.as_ref()) == *target)?
+                .spec
+                .scrape
+                .scrape_class
+                .clone(),
+            Kind::PodMonitor => node
+                .pod_monitors
+                .iter()
+                .find(|m| InputRef::of(Kind::PodMonitor, m.as_ref()) == *target)?
+                .spec
+                .scrape
+                .scrape_class
+                .clone(),
+            _ => return None,
+        };
+        named.or_else(|| {
+            let mut seen = std::collections::BTreeSet::new();
+            node.instance
+                .spec
+                .scrape_classes
+                .iter()
+                .filter(|c| seen.insert(c.name.as_str()))
+                .find(|c| c.default == Some(true))
+                .map(|c| c.name.clone())
+        })
     }
 
     fn integration_jobs(&self, target: &InputRef) -> Option<Vec<String>> {
@@ -677,11 +723,15 @@ fn write_step(f: &mut std::fmt::Formatter<'_>, step: &Step) -> std::fmt::Result 
             jobs,
             dropped,
             warnings,
+            scrape_class,
         } => {
             if jobs.is_empty() {
                 writeln!(f, ": selected and rendered (no jobs)")?;
             } else {
                 writeln!(f, ": selected, jobs: {}", jobs.join(", "))?;
+            }
+            if let Some(class) = scrape_class {
+                writeln!(f, "      scrape class: {class}")?;
             }
             for r in dropped {
                 writeln!(f, "      dropped: {r}")?;

@@ -259,6 +259,28 @@ fn a_tls_file_from_a_missing_config_map_or_secret_rejects_the_monitor_with_its_f
     assert!(matches!(outcome, Outcome::Rendered { .. }), "{text}");
 }
 
+/// A rendered monitor names the scrape class it took: the one it names, else the instance's
+/// default (issue 36); none when the instance has no class for it.
+#[test]
+fn a_rendered_monitor_names_its_scrape_class() {
+    let classes = "  serviceMonitorSelector: {matchLabels: {app: web}}\n  scrapeClasses:\n  - {name: mesh, default: true, relabelings: [{targetLabel: mesh, replacement: istio}]}\n  - {name: plain}";
+    let class_of = |sm: &str| match sm_outcome(classes, sm) {
+        (Outcome::Rendered { scrape_class, .. }, text) => (scrape_class, text),
+        (other, text) => panic!("not rendered: {other:?}\n{text}"),
+    };
+    let (default, text) = class_of(SM);
+    assert_eq!(default.as_deref(), Some("mesh"), "{text}");
+    assert!(text.contains("scrape class: mesh"), "{text}");
+    let named = SM.replace("  selector:", "  scrapeClass: plain\n  selector:");
+    assert_eq!(class_of(&named).0.as_deref(), Some("plain"));
+    let (none, text) = match sm_outcome("  serviceMonitorSelector: {matchLabels: {app: web}}", SM) {
+        (Outcome::Rendered { scrape_class, .. }, text) => (scrape_class, text),
+        (other, text) => panic!("not rendered: {other:?}\n{text}"),
+    };
+    assert_eq!(none, None, "{text}");
+    assert!(!text.contains("scrape class"), "{text}");
+}
+
 #[test]
 fn a_rendered_monitor_lists_its_jobs() {
     let (outcome, text) = sm_outcome("  serviceMonitorSelector: {matchLabels: {app: web}}", SM);
@@ -270,7 +292,8 @@ fn a_rendered_monitor_lists_its_jobs() {
                 "serviceMonitor/ops/web/1".into()
             ],
             dropped: vec![],
-            warnings: vec![]
+            warnings: vec![],
+            scrape_class: None
         },
         "{text}"
     );
@@ -308,7 +331,8 @@ spec:
         Outcome::Rendered {
             jobs: vec!["podLogs/ops/web".into()],
             dropped: vec![],
-            warnings: vec![]
+            warnings: vec![],
+            scrape_class: None
         },
         "{e}"
     );
