@@ -348,9 +348,11 @@ pub struct ScrapeConfigSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = ["AllowUTF8", "Underscores", "Dots", "Values"]))]
     pub name_escaping_scheme: Option<String>,
-    /// A scrape class of the MetricsInstance. MetricsInstances define no scrape classes yet,
-    /// so a ScrapeConfig naming one is rejected, as prometheus-operator rejects a class its
-    /// Prometheus lacks.
+    /// A scrape class of the selecting MetricsInstance (`spec.scrapeClasses`); unset takes the
+    /// instance's default class, if any. The class's relabelings come after the operator's
+    /// first rule, its metric relabelings before the ScrapeConfig's, its TLS files and
+    /// authorization where the ScrapeConfig sets none. A name the instance lacks rejects the
+    /// ScrapeConfig, as prometheus-operator does.
     #[serde(
         default,
         rename = "scrapeClass",

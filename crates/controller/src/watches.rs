@@ -133,10 +133,15 @@ async fn list_into<K>(
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let listed = Api::<Checked<K>>::all(client.clone())
+    let listed = match Api::<Checked<K>>::all(client.clone())
         .list(&kube::api::ListParams::default())
         .await
-        .map_err(Error::api(format!("listing {}s", K::kind(&()))))?;
+    {
+        // The kind is not served (its CRD is not installed: a cluster with prometheus-operator
+        // CRDs older than ScrapeConfig's), so it has no objects.
+        Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
+        listed => listed.map_err(Error::api(format!("listing {}s", K::kind(&()))))?,
+    };
     let (store, mut writer) = reflector::store();
     let mut unrecorded = Unrecorded::default();
     for event in [watcher::Event::Init]
@@ -943,6 +948,15 @@ impl Builder<'_> {
                         // The receiver lives as long as the controller.
                         let _ = gone.unbounded_send(key);
                     }
+                }
+                // A kind the API server does not serve (its CRD is not installed: a cluster with
+                // prometheus-operator CRDs older than ScrapeConfig's) has no objects: counted
+                // as listed, or no agent would ever be reconciled. The watch keeps retrying
+                // and lists the kind once its CRD appears.
+                if let Err(watcher::Error::InitialListFailed(kube::Error::Api(s))) = event
+                    && s.code == 404
+                {
+                    synced();
                 }
                 if let Ok(watcher::Event::InitDone) = event {
                     synced();

@@ -49,11 +49,12 @@ const PARALLEL: usize = 8;
 /// Kubernetes credentials outside a pod, no network to discover from (Consul's discovery says
 /// it its own way), no udev database, no folder a file discovery watches (the user mounts it
 /// into the pods).
-const HOST_ERRORS: [&str; 5] = [
+const HOST_ERRORS: [&str; 6] = [
     "unable to load in-cluster configuration",
     "Unable to refresh target groups",
     "disabling udev device properties",
     "Error refreshing service list",
+    "Error retrieving datacenter name",
     "Error adding file watch",
 ];
 

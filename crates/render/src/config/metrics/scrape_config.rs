@@ -29,7 +29,9 @@ use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
-use super::monitor_settings::{job_fields, monitor_warnings};
+use super::monitor_settings::{
+    ResolvedClass, class_relabelings, job_fields_with_class, monitor_warnings, scrape_class,
+};
 use super::scrape::{ScrapeConfig, ScrapeContext, StaticConfig, limit, rejection};
 use super::service_monitor::job_name_copy;
 use super::validate;
@@ -329,12 +331,20 @@ fn job(
     let ns = object.namespace.as_str();
     let secrets = ctx.secrets(ns);
     check_settings_the_runtimes_lack(spec)?;
-    // The settings ServiceMonitors share, rendered as theirs are (runtime by runtime; a
-    // scrape class rejects it).
-    let shared = job_fields(ctx, &monitor_settings_of(spec), &spec.label_limits)?;
+    // The scrape class (the one named, else the instance's default; a name the instance
+    // lacks rejects it) and the settings ServiceMonitors share, rendered as theirs are.
+    let class = scrape_class(ctx, spec.scrape_class.as_deref())?;
+    let shared = job_fields_with_class(
+        ctx,
+        &monitor_settings_of(spec),
+        &spec.label_limits,
+        class.as_ref(),
+    )?;
     check_timing(ctx, spec)?;
 
+    // As prometheus-operator's generator: the class's relabelings after the job label's copy.
     let mut relabel = vec![job_name_copy()];
+    relabel.extend(class_relabelings(class.as_ref()));
     if let Some(job_name) = &spec.job_name {
         relabel.push(RelabelRule::set("job", job_name));
     }
@@ -342,7 +352,7 @@ fn job(
     relabel.extend(ctx.enforced_namespace_rule(ns));
     relabel.extend(ctx.sharding_rules("__address__"));
 
-    let client = http_client(
+    let mut client = http_client(
         ctx.runtime,
         secrets,
         "spec",
@@ -352,6 +362,11 @@ fn job(
         spec.tls_config.as_ref(),
         &spec.proxy,
     )?;
+    let mut metric_relabel_configs =
+        ctx.metric_relabels(Some(&spec.metric_relabelings), "spec.metricRelabelings")?;
+    if let Some(class) = &class {
+        apply_scrape_class(class, &mut client, &mut metric_relabel_configs);
+    }
     let agent = ctx.runtime == Runtime::Agent;
     let extra = ScrapeConfigJob {
         // The agent does not know the key (it always asks for compressed responses).
@@ -433,14 +448,47 @@ fn job(
         basic_auth: client.basic_auth,
         authorization: client.authorization,
         relabel_configs: relabel,
-        metric_relabel_configs: ctx
-            .metric_relabels(Some(&spec.metric_relabelings), "spec.metricRelabelings")?,
+        metric_relabel_configs,
         sample_limit: limit(spec.sample_limit, ctx.enforced_sample_limit),
         target_limit: limit(spec.target_limit, ctx.enforced_target_limit),
         scrape_config: Some(Box::new(extra)),
         ..shared
     };
     Ok(job)
+}
+
+/// What a scrape class gives the job, as for monitors ([`super::monitor_settings::apply_class`]):
+/// its TLS files where the ScrapeConfig sets none of its own, its authorization when the
+/// ScrapeConfig sets no way to authenticate, its metric relabelings before the ScrapeConfig's.
+fn apply_scrape_class(
+    class: &ResolvedClass,
+    client: &mut HttpClientOut,
+    metric_relabel_configs: &mut Vec<RelabelRule>,
+) {
+    if let Ok(Some(tls)) = &class.tls {
+        let files = &mut client.tls_config.get_or_insert_with(TlsOut::default).files;
+        if files.ca_file.is_none() {
+            files.ca_file.clone_from(&tls.ca_file);
+        }
+        if files.cert_file.is_none() {
+            files.cert_file.clone_from(&tls.cert_file);
+        }
+        if files.key_file.is_none() {
+            files.key_file.clone_from(&tls.key_file);
+        }
+    }
+    let authenticates =
+        client.basic_auth.is_some() || client.authorization.is_some() || client.oauth2.is_some();
+    if !authenticates && let Ok(Some(auth)) = &class.authorization {
+        client.authorization = Some(auth.clone());
+    }
+    if let Ok(rules) = &class.metric_relabelings
+        && !rules.is_empty()
+    {
+        let mut all = rules.clone();
+        all.append(metric_relabel_configs);
+        *metric_relabel_configs = all;
+    }
 }
 
 /// The settings a ScrapeConfig shares with ServiceMonitors, in their type.
@@ -1122,4 +1170,124 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use api::GrafanaAgent;
+    use api::scrape_config::{DnsSdConfig, KubernetesSelector, StaticConfig as StaticTargets};
+
+    use super::*;
+    use crate::assets::Assets;
+
+    fn scrape_config(spec: ScrapeConfigSpec) -> api::ScrapeConfig {
+        let mut sc = api::ScrapeConfig::new("sc", spec);
+        sc.metadata.namespace = Some("ns".into());
+        sc
+    }
+
+    fn render(runtime: Runtime, spec: ScrapeConfigSpec) -> Result<ScrapeConfig, Rejection> {
+        let mut agent = GrafanaAgent::new("agent", Default::default());
+        agent.metadata.namespace = Some("operator".into());
+        agent.spec.runtime = Some(runtime);
+        let assets = Assets::default();
+        let ctx = ScrapeContext::new(&agent, &assets, &mut Vec::new());
+        scrape_config_job(&ctx, &scrape_config(spec))
+    }
+
+    #[test]
+    fn file_discovery_paths_are_prometheus_ones() {
+        for ok in ["/etc/t/*.json", "targets.yaml", "/a/b.YML", "/a/x*y.json"] {
+            assert!(is_file_sd_path(ok), "{ok}");
+        }
+        for bad in ["/etc/*/t.json", "/etc/t/targets", "/etc/t/*.txt", "/a/**.json"] {
+            assert!(!is_file_sd_path(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_dns_record_other_than_srv_needs_a_port() {
+        let spec = |type_: &str, port| ScrapeConfigSpec {
+            dns_sd_configs: vec![DnsSdConfig {
+                names: vec!["n.example".into()],
+                type_: Some(type_.into()),
+                port,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let e = render(Runtime::Agent, spec("A", None)).expect_err("no port");
+        assert_eq!(e.field.as_deref(), Some("spec.dnsSDConfigs[0].port"));
+        assert!(render(Runtime::Agent, spec("A", Some(80))).is_ok());
+        assert!(render(Runtime::Agent, spec("SRV", None)).is_ok());
+    }
+
+    #[test]
+    fn kubernetes_selectors_follow_the_roles_prometheus_allows() {
+        let spec = |role: &str, selectors: &[&str]| ScrapeConfigSpec {
+            kubernetes_sd_configs: vec![KubernetesSdConfig {
+                role: role.into(),
+                selectors: selectors
+                    .iter()
+                    .map(|r| KubernetesSelector {
+                        role: (*r).into(),
+                        label: Some("app=web".into()),
+                        field: None,
+                    })
+                    .collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let job = render(Runtime::Agent, spec("Endpoints", &["Pod", "Service"])).expect("renders");
+        let sd = &job.scrape_config.expect("its own part").kubernetes_sd[0];
+        assert_eq!(sd.role, "endpoints");
+        assert_eq!(sd.selectors[1].role, "service");
+        for (role, selectors) in [("Pod", &["Service"][..]), ("Service", &["Service", "Service"])] {
+            let e = render(Runtime::Agent, spec(role, selectors)).expect_err("refused");
+            assert!(
+                e.field.as_deref().is_some_and(|f| f.ends_with(".role")),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn tls_max_version_is_the_agents_only_and_not_below_min_version() {
+        let spec = |min: &str, max: &str| ScrapeConfigSpec {
+            static_configs: vec![StaticTargets {
+                targets: vec!["a:80".into()],
+                labels: Default::default(),
+            }],
+            tls_config: Some(ScrapeTlsConfig {
+                min_version: Some(min.into()),
+                max_version: Some(max.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let tls = |runtime| {
+            render(runtime, spec("TLS12", "TLS13"))
+                .expect("renders")
+                .scrape_config
+                .and_then(|j| j.tls)
+                .expect("tls")
+        };
+        assert_eq!(tls(Runtime::Agent).max_version.as_deref(), Some("TLS13"));
+        assert_eq!(tls(Runtime::Alloy).max_version, None);
+        assert_eq!(tls(Runtime::Alloy).min_version.as_deref(), Some("TLS12"));
+        let e = render(Runtime::Agent, spec("TLS13", "TLS12")).expect_err("max below min");
+        assert_eq!(e.reason, Reason::ConflictingSettings);
+    }
+
+    #[test]
+    fn an_unrendered_discovery_rejects_the_scrape_config_naming_it() {
+        let spec = ScrapeConfigSpec {
+            hetzner_sd_configs: vec![serde_json::json!({"role": "hcloud"})],
+            ..Default::default()
+        };
+        let e = render(Runtime::Alloy, spec).expect_err("not rendered");
+        assert_eq!(e.field.as_deref(), Some("spec.hetznerSDConfigs"));
+        assert_eq!(e.object.to_string(), "ScrapeConfig ns/sc");
+    }
 }
