@@ -41,9 +41,9 @@ enum Command {
     ///
     /// Reads YAML files or directories (recursively, *.yaml and *.yml, multi-document; `-` is
     /// stdin) holding GrafanaAgents, MetricsInstances, LogsInstances, PodLogs, Integrations,
-    /// ServiceMonitors, PodMonitors, Probes, Secrets, ConfigMaps and Namespaces; other kinds are
-    /// skipped. Problems go to stderr, naming the file, document, object and field; everything
-    /// valid is still rendered. Exits non-zero when nothing could be rendered, or with
+    /// ServiceMonitors, PodMonitors, Probes, ScrapeConfigs, Secrets, ConfigMaps and Namespaces;
+    /// other kinds are skipped. Problems go to stderr, naming the file, document, object and
+    /// field; everything valid is still rendered. Exits non-zero when nothing could be rendered, or with
     /// --strict when anything was reported.
     Render {
         /// A file, a directory or `-` (stdin); repeatable.
@@ -116,9 +116,10 @@ enum Command {
     },
     /// Print the CustomResourceDefinitions the operator reads, as one YAML stream.
     ///
-    /// The monitoring.coreos.com CRDs (ServiceMonitor, PodMonitor, Probe) hold only the fields
-    /// this operator reads: in a cluster that runs prometheus-operator, install `--group grafana`
-    /// and keep prometheus-operator's own CRDs, or the API server drops the fields ours lack.
+    /// The monitoring.coreos.com CRDs (ServiceMonitor, PodMonitor, Probe, ScrapeConfig) hold
+    /// only the fields this operator reads: in a cluster that runs prometheus-operator, install
+    /// `--group grafana` and keep prometheus-operator's own CRDs, or the API server drops the
+    /// fields ours lack.
     Crds {
         /// Only the CRDs of one API group.
         #[arg(long, value_enum, conflicts_with = "reference")]
@@ -172,7 +173,7 @@ enum OutputFormat {
 enum Group {
     /// monitoring.grafana.com: GrafanaAgent, MetricsInstance, LogsInstance, PodLogs, Integration.
     Grafana,
-    /// monitoring.coreos.com: ServiceMonitor, PodMonitor, Probe.
+    /// monitoring.coreos.com: ServiceMonitor, PodMonitor, Probe, ScrapeConfig.
     Coreos,
 }
 
