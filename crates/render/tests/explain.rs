@@ -623,3 +623,54 @@ fn a_reference_to_a_refused_secret_or_config_map_says_it_was_refused() {
         assert!(!text.contains("does not exist"), "{text}");
     }
 }
+
+/// Issue 36 item 2: a ScrapeConfig is explained as a monitor is: its selector's field when it
+/// is not selected, its job when it is, the field that rejects it otherwise.
+#[test]
+fn a_scrape_config_is_explained_with_its_selector_job_and_rejection() {
+    let scrape_config = |spec: &str| {
+        format!(
+            "apiVersion: monitoring.coreos.com/v1alpha1\nkind: ScrapeConfig\nmetadata: {{name: nodes, namespace: ops, labels: {{app: nodes}}}}\nspec:\n{spec}\n"
+        )
+    };
+    let targets = "  staticConfigs: [{targets: ['10.0.0.1:9100']}]";
+    let outcome = |instance_spec: &str, spec: &str| {
+        let e = run(
+            &world(instance_spec, &scrape_config(spec)),
+            Kind::ScrapeConfig,
+            "ops",
+            "nodes",
+        )
+        .expect("the ScrapeConfig exists");
+        assert_eq!(e.steps.len(), 1, "{e}");
+        (e.steps[0].outcome.clone(), e.to_string())
+    };
+
+    let (not_selected, text) =
+        outcome("  scrapeConfigSelector: {matchLabels: {app: web}}", targets);
+    assert_eq!(
+        requirement(&not_selected),
+        (
+            "spec.scrapeConfigSelector matchLabels.app".into(),
+            "ScrapeConfig ops/nodes".into(),
+            Some("nodes".into())
+        ),
+        "{text}"
+    );
+
+    let (rendered, text) = outcome("  scrapeConfigSelector: {}", targets);
+    let Outcome::Rendered { jobs, .. } = &rendered else {
+        panic!("{text}")
+    };
+    assert_eq!(jobs, &["scrapeConfig/ops/nodes"], "{text}");
+
+    let (rejected, text) = outcome(
+        "  scrapeConfigSelector: {}",
+        "  gceSDConfigs: [{project: p, zone: z}]",
+    );
+    let Outcome::Rejected { rejections } = &rejected else {
+        panic!("{text}")
+    };
+    assert!(text.contains("spec.gceSDConfigs"), "{text}");
+    assert!(!rejections.is_empty(), "{text}");
+}
