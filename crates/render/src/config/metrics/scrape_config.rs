@@ -1200,7 +1200,12 @@ mod tests {
         for ok in ["/etc/t/*.json", "targets.yaml", "/a/b.YML", "/a/x*y.json"] {
             assert!(is_file_sd_path(ok), "{ok}");
         }
-        for bad in ["/etc/*/t.json", "/etc/t/targets", "/etc/t/*.txt", "/a/**.json"] {
+        for bad in [
+            "/etc/*/t.json",
+            "/etc/t/targets",
+            "/etc/t/*.txt",
+            "/a/**.json",
+        ] {
             assert!(!is_file_sd_path(bad), "{bad}");
         }
     }
@@ -1243,7 +1248,10 @@ mod tests {
         let sd = &job.scrape_config.expect("its own part").kubernetes_sd[0];
         assert_eq!(sd.role, "endpoints");
         assert_eq!(sd.selectors[1].role, "service");
-        for (role, selectors) in [("Pod", &["Service"][..]), ("Service", &["Service", "Service"])] {
+        for (role, selectors) in [
+            ("Pod", &["Service"][..]),
+            ("Service", &["Service", "Service"]),
+        ] {
             let e = render(Runtime::Agent, spec(role, selectors)).expect_err("refused");
             assert!(
                 e.field.as_deref().is_some_and(|f| f.ends_with(".role")),
