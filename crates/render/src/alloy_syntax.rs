@@ -8,7 +8,11 @@
 //! quote, backslash and control character escaped. Alloy's syntax has no interpolation inside
 //! literals (`"${X}"` and `"sys.env(\"X\")"` are plain text), so a value can neither close its
 //! literal nor reach the environment; only [`Expr::Reference`], built from validated
-//! identifiers, is written unquoted.
+//! identifiers, is written unquoted. One more pass reads the text before Alloy does: the config
+//! loader replaces the operator's `$(SHARD)`-like references (`crate::loader_variables`), so a
+//! `(` right after a `$` in a string is written `\u0028`: the loader never sees a reference in
+//! a tenant's value, and Alloy reads the same `(`. Only [`Expr::PodVariable`], the operator's
+//! own references, keeps its `$(`.
 //!
 //! Canonical layout (all of it is what `alloy fmt` keeps unchanged):
 //! * a body lists its attributes first, then its blocks, each block after a blank line;
@@ -20,15 +24,15 @@
 //! * an empty block is `name { }`, an empty object `{}`.
 //!
 //! One exception to "what `alloy fmt` keeps": an object key that needs an escape (a quote, a
-//! backslash, a control character) is written as Alloy's parser reads it, but `alloy fmt`
-//! (v1.19.2) escapes such a key's text a second time, changing the key. Label names and the
-//! other keys the operator writes need no escapes.
+//! backslash, a control character, a `(` after a `$`) is written as Alloy's parser reads it,
+//! but `alloy fmt` (v1.19.2) escapes such a key's text a second time, changing the key. Label
+//! names and the other keys the operator writes need no escapes.
 
 use std::fmt::Write as _;
 
 use thiserror::Error;
 
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
 pub enum SyntaxError {
     #[error(
         "{text:?} is not an Alloy identifier (a letter or `_`, then letters, digits or `_`, and \
@@ -79,6 +83,9 @@ pub enum Expr {
     Object(Vec<(String, Expr)>),
     /// `discovery.relabel.metrics_x.output`: a path of identifiers, written bare.
     Reference(Vec<Identifier>),
+    /// A string holding the operator's `$(NAME)` references for the config loader to fill in
+    /// (`crate::expansion::ConfigString::PodVariable`); never built from a tenant's text.
+    PodVariable(String),
 }
 
 impl Expr {
@@ -237,6 +244,7 @@ fn write_key(out: &mut String, key: &str) {
 fn write_expr(out: &mut String, expr: &Expr, depth: usize) {
     match expr {
         Expr::String(text) => write_string(out, text),
+        Expr::PodVariable(text) => write_literal(out, text, false),
         Expr::Int(n) => {
             let _ = write!(out, "{n}");
         }
@@ -308,10 +316,15 @@ fn indent(out: &mut String, depth: usize) {
 }
 
 /// `text` as one Alloy string literal. Quotes and backslashes are escaped; so is every
-/// control character (a raw tab would also be eaten by `alloy fmt`'s aligner); everything
-/// else, any Unicode text, is written as it is.
+/// control character (a raw tab would also be eaten by `alloy fmt`'s aligner), and a `(` after
+/// a `$` (module docs); everything else, any Unicode text, is written as it is.
 fn write_string(out: &mut String, text: &str) {
+    write_literal(out, text, true);
+}
+
+fn write_literal(out: &mut String, text: &str, hide_loader_references: bool) {
     out.push('"');
+    let mut after_dollar = false;
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -319,6 +332,7 @@ fn write_string(out: &mut String, text: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            '(' if after_dollar && hide_loader_references => out.push_str("\\u0028"),
             c if c.is_control() || is_line_separator(c) => {
                 let code = u32::from(c);
                 let _ = if code <= 0xFFFF {
@@ -329,6 +343,7 @@ fn write_string(out: &mut String, text: &str) {
             }
             c => out.push(c),
         }
+        after_dollar = c == '$';
     }
     out.push('"');
 }
@@ -405,11 +420,13 @@ mod tests {
             "\u{0} \u{1} \u{7f} \u{85} \u{2028} \u{2029}",
             "é 漢字 🙂",
             "\" + sys.env(\"SECRET\") + \"",
+            "$(SHARD) $$(SHARDS) $ ( $)",
         ];
         for text in hostile {
             let mut literal = String::new();
             write_string(&mut literal, text);
             assert!(!literal.contains('\n'), "{literal}");
+            assert!(!literal.contains("$("), "{literal}");
             assert_eq!(read_string(&literal), text, "{literal}");
         }
     }
