@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use api::Integration;
-use api::grafana_agent::Runtime;
+use api::grafana_agent::{AlloyConfigFormat, Runtime};
 use api::selectors::SecretKeySelector;
 use serde_json::Value;
 
@@ -42,6 +42,28 @@ pub const ALLOY_BASE_IMAGE: &str = "grafana/alloy";
 /// without `spec.runtime`).
 pub fn runtime(h: &Hierarchy) -> Runtime {
     h.agent.spec.runtime.unwrap_or_default()
+}
+
+/// Whether `h`'s metrics StatefulSets run a config in Alloy's own syntax
+/// ([`crate::alloy_native`]): runtime `alloy` with `spec.alloy.configFormat: native`, and no
+/// selected MetricsInstance with `additionalScrapeConfigs` (raw Prometheus jobs, which have no
+/// native translation yet: such an agent's metrics stay static, [`warnings`] says so). The
+/// config and the pods' arguments both follow this one answer.
+pub fn native_metrics(h: &Hierarchy) -> bool {
+    native_requested(h) && additional_scrape_configs(h).next().is_none()
+}
+
+fn native_requested(h: &Hierarchy) -> bool {
+    runtime(h) == Runtime::Alloy
+        && h.agent.spec.alloy.as_ref().and_then(|a| a.config_format)
+            == Some(AlloyConfigFormat::Native)
+}
+
+/// The selected MetricsInstances that have `additionalScrapeConfigs`.
+fn additional_scrape_configs(h: &Hierarchy) -> impl Iterator<Item = &MetricsInstanceNode> {
+    h.metrics
+        .iter()
+        .filter(|node| node.instance.spec.additional_scrape_configs.is_some())
 }
 
 /// `text` as Alloy's identifier sanitiser leaves it: every character other than an ASCII
@@ -602,10 +624,12 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             "Alloy writes no staleness markers on shutdown",
         ),
     ];
+    // The native config writes the first three (prometheus.remote_write's wal block).
+    let native = native_metrics(h);
     for node in &h.metrics {
         let instance = node.instance.as_ref();
-        for (field, set, instead) in &wal_fields {
-            if set(instance) {
+        for (i, (field, set, instead)) in wal_fields.iter().enumerate() {
+            if set(instance) && !(native && i < 3) {
                 out.push(Rejection::new(
                     node.instance_ref(),
                     Reason::AlloyDifference,
@@ -613,6 +637,16 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                     format!("not used by Alloy (its static converter drops it): {instead}"),
                 ));
             }
+        }
+    }
+    if native_requested(h) {
+        for node in additional_scrape_configs(h) {
+            out.push(Rejection::new(
+                node.instance_ref(),
+                Reason::AlloyDifference,
+                "spec.additionalScrapeConfigs".to_owned(),
+                "has no native Alloy translation: the GrafanaAgent's metrics config stays in static format (converted by Alloy) while a selected MetricsInstance has additionalScrapeConfigs",
+            ));
         }
     }
     for integration in &h.integrations {

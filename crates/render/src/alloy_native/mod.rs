@@ -12,8 +12,10 @@ pub mod metrics;
 
 use thiserror::Error;
 
-use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError};
+use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, write_file};
+use crate::discover::Hierarchy;
 use crate::expansion::ConfigString;
+use crate::render_cache::RenderedText;
 
 pub use metrics::metrics;
 
@@ -29,6 +31,21 @@ pub enum NativeError {
     Unsupported { job: String, what: String },
     #[error("component label: {0}")]
     Label(#[from] SyntaxError),
+}
+
+/// The metrics StatefulSets' config of `h` in Alloy's syntax, with what rendering left out;
+/// `None` when the agent has no MetricsInstance. For agents of
+/// [`crate::alloy::native_metrics`].
+pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> {
+    let Some(rendered) = crate::config::metrics::render(h) else {
+        return Ok(None);
+    };
+    let section = rendered.config.metrics.unwrap_or_default();
+    Ok(Some(RenderedText {
+        text: write_file(&metrics(&section)?).into(),
+        rejections: rendered.rejections,
+        largest: Vec::new(),
+    }))
 }
 
 /// A component label made of sanitised names.
