@@ -14,29 +14,140 @@ use crate::prometheus::{
 };
 use crate::selectors::{NamespaceSelector, SecretKeySelector};
 
-/// Extra discovery metadata to attach to targets. Accepted for compatibility with
-/// prometheus-operator; the agent operator ignores it.
+/// Extra discovery metadata to attach to targets: written as the discovery's
+/// `attach_metadata` (ServiceMonitors and PodMonitors; a Probe's has no effect).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub struct AttachMetadata {
-    /// Whether to add the labels of the target's Node. Has no effect here.
+    /// When true, targets get the labels of their Node (`__meta_kubernetes_node_*`), for use
+    /// in relabelings. The agent pods' ServiceAccount then needs `get`, `list` and `watch` on
+    /// Nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<bool>,
 }
 
-/// Per-scrape label limits, shared by the three kinds (not rendered by the agent operator).
+/// Per-scrape label limits, shared by the three kinds. ServiceMonitors and PodMonitors write
+/// them into each job (a scrape that breaks one fails); a Probe's have no effect.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LabelLimits {
-    /// Most labels a scraped sample may carry. Accepted for compatibility; has no effect.
+    /// Most labels a scraped sample may carry (`label_limit`); 0 or unset means no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_limit: Option<i64>,
-    /// Longest label name a scraped sample may carry. Accepted for compatibility; has no effect.
+    /// Longest label name a scraped sample may carry (`label_name_length_limit`); 0 or unset
+    /// means no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_name_length_limit: Option<i64>,
-    /// Longest label value a scraped sample may carry. Accepted for compatibility; has no
-    /// effect.
+    /// Longest label value a scraped sample may carry (`label_value_length_limit`); 0 or
+    /// unset means no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_value_length_limit: Option<i64>,
+}
+
+/// The formats a scrape can negotiate, as prometheus-operator names them.
+pub const SCRAPE_PROTOCOLS: [&str; 5] = [
+    "PrometheusProto",
+    "OpenMetricsText0.0.1",
+    "OpenMetricsText1.0.0",
+    "PrometheusText0.0.4",
+    "PrometheusText1.0.0",
+];
+
+/// prometheus-operator's `ByteSize` pattern (`512MB`, `1.5GiB`, `0`): sizes in powers of 2.
+pub const BYTE_SIZE_PATTERN: &str = "(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$";
+
+/// Kubernetes' quantity pattern (`1.1`, `1100m`, `2`).
+pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
+/// Native histogram settings of a ServiceMonitor or PodMonitor (prometheus-operator's
+/// `NativeHistogramConfig`, inlined into the spec). The Grafana Agent scrapes only text
+/// formats, so it never ingests native histograms; Alloy's static converter turns native
+/// histogram scraping off. What each runtime does with each field: docs/compatibility.md.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NativeHistogramConfig {
+    /// Whether to scrape native histograms. Neither runtime can (the agent scrapes text
+    /// formats only; Alloy's static converter turns it off): true rejects the monitor rather
+    /// than scrape classic histograms in their place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrape_native_histograms: Option<bool>,
+    /// Whether to keep the classic form of a histogram also exposed as a native one: written
+    /// as `scrape_classic_histograms` for the agent, `always_scrape_classic_histograms` for
+    /// Alloy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrape_classic_histograms: Option<bool>,
+    /// Most buckets a native histogram may keep before they are merged
+    /// (`native_histogram_bucket_limit`); 0 or unset means no limit. Alloy's converter
+    /// refuses it: left out there, with a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub native_histogram_bucket_limit: Option<i64>,
+    /// Smallest growth factor from one native histogram bucket to the next before buckets are
+    /// merged (`native_histogram_min_bucket_factor`), as a Kubernetes quantity (`1.1`). The
+    /// agent does not know it: left out there, with a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = QUANTITY_PATTERN))]
+    pub native_histogram_min_bucket_factor: Option<IntOrString>,
+    /// Whether to convert classic histograms into native histograms with custom buckets
+    /// (`convert_classic_histograms_to_nhcb`, Alloy). The agent cannot: true rejects the
+    /// monitor there rather than send series of another shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "convertClassicHistogramsToNHCB")]
+    pub convert_classic_histograms_to_nhcb: Option<bool>,
+}
+
+/// Scrape settings ServiceMonitors and PodMonitors share (prometheus-operator v0.95), inlined
+/// into their spec. Each applies to every job of the monitor; what each runtime does with each
+/// field, and why: docs/compatibility.md.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MonitorScrapeSettings {
+    /// How `selector` picks the objects: `RelabelConfig` (the default) discovers every object
+    /// of the namespaces and keeps the matching ones by relabeling; `RoleSelector` asks the
+    /// API server for the matching ones only (the discovery's `selectors`). The same targets
+    /// either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["RelabelConfig", "RoleSelector"]))]
+    pub selector_mechanism: Option<String>,
+    /// The formats to negotiate, most preferred first (`scrape_protocols`). Alloy uses them;
+    /// the agent cannot choose (it asks for OpenMetrics, then the Prometheus text format):
+    /// left out there, with a warning.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("items" = {"type": "string", "enum": SCRAPE_PROTOCOLS}, "x-kubernetes-list-type" = "set"))]
+    pub scrape_protocols: Vec<String>,
+    /// How to parse a response whose Content-Type is missing or unknown
+    /// (`fallback_scrape_protocol`; Alloy). The agent always parses it as
+    /// `PrometheusText0.0.4`: another value gets a warning there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = SCRAPE_PROTOCOLS))]
+    pub fallback_scrape_protocol: Option<String>,
+    /// Whether to add the extra scrape metrics (`scrape_timeout_seconds`, ...). Neither
+    /// runtime can per job: true gets the monitor a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_scrape_metrics: Option<bool>,
+    /// Native histogram settings; their fields sit directly in the spec.
+    #[serde(flatten)]
+    pub native_histograms: NativeHistogramConfig,
+    /// How many targets dropped by relabeling each job keeps in memory for its targets page
+    /// (`keep_dropped_targets`); 0 or unset means all. Alloy's converter refuses it: left out
+    /// there, with a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub keep_dropped_targets: Option<i64>,
+    /// The scrape class of the selecting MetricsInstance to apply (`spec.scrapeClasses`):
+    /// its TLS settings, authorization, relabelings and metric relabelings. Unset: the class
+    /// marked `default`, if any. A class the instance does not define rejects the monitor.
+    #[serde(
+        default,
+        rename = "scrapeClass",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1))]
+    pub scrape_class: Option<String>,
+    /// Largest uncompressed response body a scrape accepts (`body_size_limit`), in powers of
+    /// 2 (`10MB`, `1.5GiB`); a larger one fails the scrape. Unset or 0 means no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = BYTE_SIZE_PATTERN))]
+    pub body_size_limit: Option<String>,
 }
 
 /// Which Services to discover and how to scrape the endpoints behind them. Each entry of
@@ -87,13 +198,23 @@ pub struct ServiceMonitorSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_limit: Option<i64>,
     /// Per-sample label limits (`labelLimit`, `labelNameLengthLimit`,
-    /// `labelValueLengthLimit`). Accepted for compatibility; they have no effect.
+    /// `labelValueLengthLimit`), written into each job.
     #[serde(flatten)]
     pub label_limits: LabelLimits,
-    /// Extra discovery metadata. Accepted for compatibility; has no effect (discovery always
-    /// uses the `endpoints` role without Node metadata).
+    /// Extra discovery metadata: `node: true` adds the Node's labels to the targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_metadata: Option<AttachMetadata>,
+    /// The settings ServiceMonitors and PodMonitors share (scrape class, protocols, native
+    /// histograms, body size, ...), inlined into this object.
+    #[serde(flatten)]
+    pub scrape: MonitorScrapeSettings,
+    /// Which objects the discovery reads: `Endpoints` (the default) or `EndpointSlice`
+    /// (`role: endpointslice`, with its own meta labels). With EndpointSlice, the agent pods'
+    /// ServiceAccount needs `get`, `list` and `watch` on `endpointslices` of
+    /// `discovery.k8s.io`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Endpoints", "EndpointSlice"]))]
+    pub service_discovery_role: Option<String>,
 }
 
 /// Settings shared by ServiceMonitor endpoints and PodMonitor endpoints.
@@ -111,9 +232,10 @@ pub struct ScrapeEndpoint {
     /// HTTP path the metrics are served on. Defaults to Prometheus' `/metrics`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// `http` or `https`. Defaults to `http`.
+    /// `http` or `https` (prometheus-operator also accepts `HTTP` and `HTTPS`, written in lower
+    /// case). Defaults to `http`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["http", "https"]))]
+    #[schemars(extend("enum" = ["http", "https", "HTTP", "HTTPS"]))]
     pub scheme: Option<String>,
     /// URL query parameters sent with every scrape, each name with its list of values.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -144,6 +266,11 @@ pub struct ScrapeEndpoint {
     /// `spec.metrics.overrideHonorLabels`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub honor_labels: Option<bool>,
+    /// Whether samples with the target's own timestamps get staleness markers when they
+    /// disappear (`track_timestamps_staleness`); only matters when timestamps are honored.
+    /// Unset means false. Alloy's converter refuses it: left out there, with a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub track_timestamps_staleness: Option<bool>,
     /// Whether to keep the timestamps the target exposes. Unset leaves Prometheus' default
     /// (true); forced to false when the GrafanaAgent sets `spec.metrics.overrideHonorTimestamps`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,7 +279,9 @@ pub struct ScrapeEndpoint {
     /// the username and the password are written into the agent config itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<BasicAuth>,
-    /// OAuth2 client credentials. Accepted for compatibility; not rendered into the scrape job.
+    /// OAuth2 client credentials for the scrape: the job's `oauth2`, the client ID written
+    /// into the config, the client secret a file of the assets Secret. Combined with another
+    /// way to authenticate it rejects the monitor, as Prometheus refuses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth2: Option<OAuth2>,
     /// Relabeling rules applied to scraped samples before they are sent on. Rules that write
@@ -167,6 +296,21 @@ pub struct ScrapeEndpoint {
     /// URL of an HTTP proxy to scrape through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_url: Option<String>,
+    /// Comma-separated IPs, CIDRs and domain names (with optional ports) to reach without the
+    /// proxy (`no_proxy`). Needs `proxyUrl`: without it the monitor is rejected, as Prometheus
+    /// refuses the job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+    /// When true, use the proxy that the agent pods' environment names (`HTTP_PROXY`,
+    /// `HTTPS_PROXY`, `NO_PROXY`). Cannot be combined with `proxyUrl` or `noProxy` (the
+    /// monitor is rejected, as Prometheus refuses the job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_from_environment: Option<bool>,
+    /// Headers sent to the proxy with CONNECT requests, each name with Secret keys (in the
+    /// monitor's namespace) holding its values, written into the config itself. Needs
+    /// `proxyUrl` or `proxyFromEnvironment`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub proxy_connect_header: BTreeMap<String, Vec<SecretKeySelector>>,
     /// Set to false to not follow HTTP redirects (a redirect then fails the scrape); unset or
     /// true keeps Prometheus' default, following them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -242,12 +386,16 @@ pub struct PodMonitorSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_limit: Option<i64>,
     /// Per-sample label limits (`labelLimit`, `labelNameLengthLimit`,
-    /// `labelValueLengthLimit`). Accepted for compatibility; they have no effect.
+    /// `labelValueLengthLimit`), written into each job.
     #[serde(flatten)]
     pub label_limits: LabelLimits,
-    /// Extra discovery metadata. Accepted for compatibility; has no effect.
+    /// Extra discovery metadata: `node: true` adds the Node's labels to the targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_metadata: Option<AttachMetadata>,
+    /// The settings ServiceMonitors and PodMonitors share (scrape class, protocols, native
+    /// histograms, body size, ...), inlined into this object.
+    #[serde(flatten)]
+    pub scrape: MonitorScrapeSettings,
 }
 
 /// A PodMonitor endpoint: the shared settings plus TLS taken from Secrets and ConfigMaps only.
@@ -257,6 +405,11 @@ pub struct PodMetricsEndpoint {
     /// The settings ServiceMonitor and PodMonitor endpoints share, inlined into this object.
     #[serde(flatten)]
     pub common: ScrapeEndpoint,
+    /// The container port to scrape, by number: used when `port` is empty, and wins over
+    /// `targetPort` (0 adds no port filter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 65535))]
+    pub port_number: Option<i32>,
     /// TLS settings for the scrape, from Secrets and ConfigMaps in the PodMonitor's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_config: Option<SafeTlsConfig>,

@@ -264,9 +264,10 @@ fn validations(path: &str, s: &JSONSchemaProps, out: &mut Vec<String>) {
     if let Some(d) = &s.default {
         out.push(format!("{path} default: {}", d.0));
     }
-    if let Some(values) = &s.enum_ {
-        let values: Vec<String> = values.iter().map(|v| v.0.to_string()).collect();
-        out.push(format!("{path} enum: {}", values.join(",")));
+    // One entry per value: ours must accept every value upstream's accepts, and may accept
+    // more that a newer prometheus-operator added (a monitor endpoint's `HTTPS`).
+    for v in s.enum_.iter().flatten() {
+        out.push(format!("{path} enum value: {}", v.0));
     }
     // k8s-openapi's Quantity schema has no pattern; the API server still checks quantities
     // when the operator applies the pods that carry them.

@@ -541,6 +541,7 @@ pub fn plan_with_metrics(
     let mut status = crate::status::desired(selected, &p.rejections, p.objects.len());
     let mut warnings = crate::alloy::warnings(selected);
     warnings.extend(workloads::pod_template::unused_settings(selected));
+    warnings.extend(config::metrics::monitor_settings::warnings(selected));
     warnings.sort();
     status
         .agent

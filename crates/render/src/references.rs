@@ -136,7 +136,8 @@ impl Collector<'_> {
             || e.basic_auth.is_some()
             || tls.is_some()
             || e.oauth2.is_some()
-            || e.authorization.is_some();
+            || e.authorization.is_some()
+            || !e.proxy_connect_header.is_empty();
         if !refers {
             return;
         }
@@ -154,6 +155,12 @@ impl Collector<'_> {
                 .as_ref()
                 .and_then(|a| a.credentials.as_ref()),
         );
+        for (name, selectors) in &e.proxy_connect_header {
+            let header = crate::rejection::key_path(&format!("{f}.proxyConnectHeader"), name);
+            for (i, sel) in selectors.iter().enumerate() {
+                self.secret(format!("{header}[{i}]"), Some(sel));
+            }
+        }
     }
 }
 

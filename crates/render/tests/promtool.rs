@@ -25,8 +25,36 @@ use serde_json::{Map, Value, json};
 /// The target every `kubernetes_sd_configs` entry is replaced with.
 const STAND_IN_TARGET: &str = "kubernetes-sd.invalid:80";
 
-/// Swaps every `kubernetes_sd_configs` of `job` for a static target.
+/// Scrape job keys newer than Debian's promtool (Prometheus 2.42) that the runtimes take:
+/// the agent (Prometheus 2.49 fork) the first seven, Alloy's converter (Prometheus 3) the
+/// others. `agent_loads` and `alloy_convert` prove them with the real binaries; here they
+/// are left out so that promtool checks the rest of the job.
+const NEWER_THAN_PROMTOOL: [&str; 12] = [
+    "track_timestamps_staleness",
+    "scrape_classic_histograms",
+    "keep_dropped_targets",
+    "native_histogram_bucket_limit",
+    "enable_compression",
+    "no_proxy",
+    "proxy_from_environment",
+    "proxy_connect_header",
+    "scrape_protocols",
+    "fallback_scrape_protocol",
+    "always_scrape_classic_histograms",
+    "convert_classic_histograms_to_nhcb",
+];
+
+/// Swaps every `kubernetes_sd_configs` of `job` for a static target, and leaves out the keys
+/// promtool is too old for ([`NEWER_THAN_PROMTOOL`], `native_histogram_min_bucket_factor`).
 fn without_kubernetes_sd(mut job: Value) -> Value {
+    if let Some(map) = job.as_object_mut() {
+        for key in NEWER_THAN_PROMTOOL
+            .iter()
+            .chain(&["native_histogram_min_bucket_factor"])
+        {
+            map.remove(*key);
+        }
+    }
     if let Some(map) = job.as_object_mut()
         && map.remove("kubernetes_sd_configs").is_some()
     {

@@ -18,7 +18,9 @@ pub use auth::{
     bearer_authorization, oauth2, safe_authorization,
 };
 pub use relabel::{check_regex, selector_relabels, user_relabel_rule, user_relabel_rules};
-pub use sd::{KubernetesSdConfig, SdNamespaces, kubernetes_sd, sd_namespaces};
+pub use sd::{
+    AttachMetadataOut, KubernetesSdConfig, SdNamespaces, SdSelector, kubernetes_sd, sd_namespaces,
+};
 pub use secrets::{Secrets, non_empty, optional_value};
 pub use tls::{TlsConfigOut, check_tls_pair, full_tls, safe_tls};
 

@@ -44,6 +44,26 @@ pub struct KubernetesSdConfig {
     pub authorization: Option<AuthorizationOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tls_config: Option<TlsConfigOut>,
+    /// A monitor's `attachMetadata` (only `node: true` is written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attach_metadata: Option<AttachMetadataOut>,
+    /// A monitor's selector with `selectorMechanism: RoleSelector`, asked of the API server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selectors: Vec<SdSelector>,
+}
+
+/// `attach_metadata` of a kubernetes_sd_configs entry.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttachMetadataOut {
+    pub node: bool,
+}
+
+/// One `selectors` entry of a kubernetes_sd_configs entry: a Kubernetes label selector
+/// (`a=b,c in (d,e)`) for the objects of `role`.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SdSelector {
+    pub role: String,
+    pub label: String,
 }
 
 /// A kubernetes_sd_configs entry for `role` over `namespaces` (empty: all), reaching the API

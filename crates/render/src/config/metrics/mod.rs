@@ -14,6 +14,7 @@
 
 pub mod additional;
 pub mod global;
+pub mod monitor_settings;
 pub mod pod_monitor;
 pub mod probe;
 pub mod remote_write;

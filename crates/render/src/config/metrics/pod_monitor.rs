@@ -5,12 +5,13 @@ use api::monitors::PodMetricsEndpoint;
 
 use crate::assets::sanitize_label;
 use crate::config::common::{
-    FieldError, KubernetesSdConfig, RelabelRule, non_empty, safe_tls, sd_namespaces,
+    FieldError, KubernetesSdConfig, RelabelRule, SdSelector, non_empty, safe_tls, sd_namespaces,
     selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
+use super::monitor_settings;
 use super::scrape::{
     ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
 };
@@ -41,6 +42,8 @@ struct MonitorRules {
     pod_target_labels: Vec<RelabelRule>,
     /// `{TL: job, replacement: <ns>/<name>}` and the optional `jobLabel` rule.
     job: Vec<RelabelRule>,
+    /// What every job takes from the spec ([`monitor_settings::job_fields`]).
+    monitor_fields: ScrapeConfig,
 }
 
 fn jobs(
@@ -50,20 +53,33 @@ fn jobs(
 ) -> Result<Vec<ScrapeConfig>, FieldError> {
     let spec = &pm.spec;
     let ns = object.namespace.as_str();
-    let selector = selector_relabels(
-        &spec.selector,
-        POD_LABEL,
-        POD_LABEL_PRESENT,
-        "spec.selector",
-    )?;
     let namespaces = sd_namespaces(
         spec.namespace_selector.as_ref(),
         ns,
         ctx.ignore_namespace_selectors,
     );
-    let sd = ctx
+    let mut sd = ctx
         .kubernetes_sd("pod", namespaces)
         .map_err(|m| FieldError::because(Reason::AgentSettingUnusable, "", m))?;
+    sd.attach_metadata = monitor_settings::attach_metadata(spec.attach_metadata.as_ref());
+    // `RoleSelector`: the API server selects the Pods, so no relabeling rule is needed.
+    let selector = if spec.scrape.selector_mechanism.as_deref() == Some("RoleSelector") {
+        let label = monitor_settings::label_selector(&spec.selector, "spec.selector")?;
+        if !label.is_empty() {
+            sd.selectors = vec![SdSelector {
+                role: "pod".to_owned(),
+                label,
+            }];
+        }
+        Vec::new()
+    } else {
+        selector_relabels(
+            &spec.selector,
+            POD_LABEL,
+            POD_LABEL_PRESENT,
+            "spec.selector",
+        )?
+    };
     let pod_target_labels = spec
         .pod_target_labels
         .iter()
@@ -85,6 +101,7 @@ fn jobs(
         sd,
         pod_target_labels,
         job,
+        monitor_fields: monitor_settings::job_fields(ctx, &spec.scrape, &spec.label_limits)?,
     };
     spec.pod_metrics_endpoints
         .iter()
@@ -118,7 +135,15 @@ fn endpoint_job(
         relabel.push(pod_phase_drop());
     }
     relabel.extend(shared.selector.iter().cloned());
-    relabel.extend(port_filter(e, CONTAINER_PORT_NAME));
+    // `port` wins, then `portNumber`, then `targetPort`, as prometheus-operator orders them.
+    match endpoint.port_number {
+        Some(n) if n != 0 && non_empty(&e.port).is_none() => relabel.push(RelabelRule::filter(
+            "__meta_kubernetes_pod_container_port_number",
+            &n.to_string(),
+            "keep",
+        )),
+        _ => relabel.extend(port_filter(e, CONTAINER_PORT_NAME)),
+    }
     relabel.extend(meta_label_copies());
     relabel.extend(shared.pod_target_labels.iter().cloned());
     relabel.extend(shared.job.iter().cloned());
@@ -144,7 +169,7 @@ fn endpoint_job(
         relabel_configs: relabel,
         sample_limit: limit(pm.spec.sample_limit, ctx.enforced_sample_limit),
         target_limit: limit(pm.spec.target_limit, ctx.enforced_target_limit),
-        ..ctx.endpoint_job_fields(e, secrets, &field)?
+        ..ctx.endpoint_job_fields(e, secrets, &field, shared.monitor_fields.clone())?
     };
     check_single_auth(&job, &field)?;
     check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;

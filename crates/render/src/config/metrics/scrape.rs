@@ -3,16 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use api::ShardingStrategy;
 use api::grafana_agent::GrafanaAgent;
 use api::monitors::ScrapeEndpoint;
+use api::{Runtime, ShardingStrategy};
 use serde::Serialize;
 
 use crate::assets::Assets;
 pub use crate::config::common::check_tls_pair;
 use crate::config::common::{
-    AuthorizationOut, BasicAuthOut, FieldError, KubernetesSdConfig, RelabelRule, Secrets,
-    TlsConfigOut, basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
+    AuthorizationOut, BasicAuthOut, FieldError, KubernetesSdConfig, OAuth2Out, RelabelRule,
+    Secrets, TlsConfigOut, basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty, oauth2,
     safe_authorization,
 };
 use crate::expansion::Strings;
@@ -32,10 +32,29 @@ pub struct ScrapeConfig {
     pub honor_labels: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub honor_timestamps: Option<bool>,
+    /// Only `true` is written (false is Prometheus' default); never for Alloy, whose
+    /// converter refuses it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub track_timestamps_staleness: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scrape_interval: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scrape_timeout: Option<String>,
+    /// Alloy only: the agent's Prometheus does not know the key.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scrape_protocols: Vec<String>,
+    /// Alloy only, as `scrape_protocols`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback_scrape_protocol: Option<String>,
+    /// The agent's (Prometheus 2) name of `scrapeClassicHistograms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrape_classic_histograms: Option<bool>,
+    /// Alloy's (Prometheus 3) name of `scrapeClassicHistograms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub always_scrape_classic_histograms: Option<bool>,
+    /// Alloy only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub convert_classic_histograms_to_nhcb: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metrics_path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -44,6 +63,14 @@ pub struct ScrapeConfig {
     pub params: BTreeMap<String, Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proxy_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+    /// Only `true` is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_from_environment: Option<bool>,
+    /// Values inlined from Secrets, as `bearer_token` (Q18).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub proxy_connect_header: BTreeMap<String, Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enable_http2: Option<bool>,
     /// Only `false` is written: true is Prometheus' default (and upstream writes nothing).
@@ -66,6 +93,10 @@ pub struct ScrapeConfig {
     /// none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization: Option<AuthorizationOut>,
+    /// From a monitor's `oauth2` (upstream renders none): client id inlined, client secret a
+    /// file of the assets Secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oauth2: Option<OAuth2Out>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub relabel_configs: Vec<RelabelRule>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -74,7 +105,37 @@ pub struct ScrapeConfig {
     pub sample_limit: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body_size_limit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_name_length_limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_value_length_limit: Option<u64>,
+    /// The agent only: Alloy's converter refuses it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_histogram_bucket_limit: Option<u64>,
+    /// Alloy only: the agent's Prometheus does not know the key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_histogram_min_bucket_factor: Option<Factor>,
+    /// The agent only: Alloy's converter refuses it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_dropped_targets: Option<u64>,
 }
+
+/// A float that compares by its bits, so that jobs stay `Eq` (they are cached and compared).
+#[derive(Serialize, Clone, Copy, Debug, Default)]
+#[serde(transparent)]
+pub struct Factor(pub f64);
+
+impl PartialEq for Factor {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Factor {}
 
 /// One `static_configs` entry.
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
@@ -120,6 +181,8 @@ pub struct ScrapeContext<'a> {
     pub unusable: Option<String>,
     /// How strings are written: escaped, unless the agent opts out (`expandUserStrings`).
     pub strings: Strings,
+    /// What runs the config: which keys each runtime's parser accepts differs.
+    pub runtime: Runtime,
 }
 
 impl<'a> ScrapeContext<'a> {
@@ -194,6 +257,7 @@ impl<'a> ScrapeContext<'a> {
             api_server_sd,
             unusable,
             strings: Strings::of(agent),
+            runtime: agent.spec.runtime.unwrap_or_default(),
             agent: agent_ref,
         }
     }
@@ -239,23 +303,35 @@ impl<'a> ScrapeContext<'a> {
     }
 
     /// What a ServiceMonitor's or PodMonitor's job takes from the endpoint fields the two
-    /// share (spec 4.7/4.8): timing, HTTP settings, bearer token, basic auth and authorization
-    /// from Secrets, metric relabelings. The caller adds identity, discovery, TLS, relabeling and limits.
+    /// share (spec 4.7/4.8): timing, HTTP settings and proxy, bearer token, basic auth,
+    /// authorization and OAuth2 from Secrets, metric relabelings, on top of `monitor` (what
+    /// the job takes from the monitor's spec, [`super::monitor_settings::job_fields`]). The
+    /// caller adds identity, discovery, TLS, relabeling and limits.
     pub fn endpoint_job_fields(
         &self,
         e: &ScrapeEndpoint,
         secrets: Secrets<'_>,
         field: &str,
+        monitor: ScrapeConfig,
     ) -> Result<ScrapeConfig, FieldError> {
+        let proxy = super::monitor_settings::proxy(e, secrets, field)?;
         Ok(ScrapeConfig {
             honor_labels: Some(e.honor_labels.unwrap_or(false) && !self.override_honor_labels),
             honor_timestamps: honor_timestamps(e, self.override_honor_timestamps),
+            // Alloy's converter refuses the key (the monitor gets a warning instead).
+            track_timestamps_staleness: (self.runtime == Runtime::Agent
+                && e.track_timestamps_staleness == Some(true))
+            .then_some(true),
             scrape_interval: non_empty(&e.interval),
             scrape_timeout: non_empty(&e.scrape_timeout),
             metrics_path: non_empty(&e.path),
-            scheme: non_empty(&e.scheme),
+            // prometheus-operator's CRDs accept `HTTP` and `HTTPS`; Prometheus only lower case.
+            scheme: non_empty(&e.scheme).map(|s| s.to_ascii_lowercase()),
             params: e.params.clone(),
-            proxy_url: non_empty(&e.proxy_url),
+            proxy_url: proxy.proxy_url,
+            no_proxy: proxy.no_proxy,
+            proxy_from_environment: proxy.proxy_from_environment,
+            proxy_connect_header: proxy.proxy_connect_header,
             enable_http2: (e.enable_http2 == Some(false)).then_some(false),
             follow_redirects: (e.follow_redirects == Some(false)).then_some(false),
             bearer_token: match &e.bearer_token_secret {
@@ -273,11 +349,16 @@ impl<'a> ScrapeContext<'a> {
                 Some(a) => safe_authorization(a, secrets, &format!("{field}.authorization"))?,
                 None => None,
             },
+            oauth2: e
+                .oauth2
+                .as_ref()
+                .map(|o| oauth2(o, secrets, &format!("{field}.oauth2")))
+                .transpose()?,
             metric_relabel_configs: self.metric_relabels(
                 e.metric_relabelings.as_deref(),
                 &format!("{field}.metricRelabelings"),
             )?,
-            ..ScrapeConfig::default()
+            ..monitor
         })
     }
 
@@ -350,6 +431,7 @@ pub fn check_single_auth(job: &ScrapeConfig, field: &str) -> Result<(), FieldErr
         ("bearerTokenSecret", job.bearer_token.is_some()),
         ("bearerTokenFile", job.bearer_token_file.is_some()),
         ("authorization", job.authorization.is_some()),
+        ("oauth2", job.oauth2.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, on)| on.then_some(name))

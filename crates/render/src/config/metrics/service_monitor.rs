@@ -6,12 +6,13 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::assets::sanitize_label;
 use crate::config::common::{
-    FieldError, KubernetesSdConfig, RelabelRule, full_tls, non_empty, sd_namespaces,
+    FieldError, KubernetesSdConfig, RelabelRule, SdSelector, full_tls, non_empty, sd_namespaces,
     selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
+use super::monitor_settings;
 use super::scrape::{
     ScrapeConfig, ScrapeContext, check_single_auth, check_tls_pair, limit, rejection,
 };
@@ -40,20 +41,41 @@ fn jobs(
 ) -> Result<Vec<ScrapeConfig>, FieldError> {
     let spec = &sm.spec;
     let ns = object.namespace.as_str();
-    let selector = selector_relabels(
-        &spec.selector,
-        SERVICE_LABEL,
-        SERVICE_LABEL_PRESENT,
-        "spec.selector",
-    )?;
+    let role = match spec.service_discovery_role.as_deref() {
+        Some("EndpointSlice") => Role::EndpointSlice,
+        _ => Role::Endpoints,
+    };
     let namespaces = sd_namespaces(
         spec.namespace_selector.as_ref(),
         ns,
         ctx.ignore_namespace_selectors,
     );
-    let sd = ctx
-        .kubernetes_sd("endpoints", namespaces)
+    let mut sd = ctx
+        .kubernetes_sd(role.name(), namespaces)
         .map_err(|m| FieldError::because(Reason::AgentSettingUnusable, "", m))?;
+    sd.attach_metadata = monitor_settings::attach_metadata(spec.attach_metadata.as_ref());
+    // `RoleSelector`: the API server selects the Services (and their endpoints), so no
+    // relabeling rule is needed; the same targets as with the rules.
+    let selector = if spec.scrape.selector_mechanism.as_deref() == Some("RoleSelector") {
+        let label = monitor_settings::label_selector(&spec.selector, "spec.selector")?;
+        if !label.is_empty() {
+            sd.selectors = [role.name(), "service"]
+                .into_iter()
+                .map(|r| SdSelector {
+                    role: r.to_owned(),
+                    label: label.clone(),
+                })
+                .collect();
+        }
+        Vec::new()
+    } else {
+        selector_relabels(
+            &spec.selector,
+            SERVICE_LABEL,
+            SERVICE_LABEL_PRESENT,
+            "spec.selector",
+        )?
+    };
     let mut target_labels = Vec::new();
     for (i, l) in spec.target_labels.iter().enumerate() {
         target_labels.push(label_copy(
@@ -79,8 +101,10 @@ fn jobs(
     let shared = MonitorRules {
         selector,
         sd,
+        role,
         target_labels,
         job_label,
+        monitor_fields: monitor_settings::job_fields(ctx, &spec.scrape, &spec.label_limits)?,
     };
     spec.endpoints
         .iter()
@@ -93,9 +117,36 @@ fn jobs(
 struct MonitorRules {
     selector: Vec<RelabelRule>,
     sd: KubernetesSdConfig,
+    role: Role,
     /// `targetLabels` then `podTargetLabels` copies (spec 4.7 steps 12-13).
     target_labels: Vec<RelabelRule>,
     job_label: Option<RelabelRule>,
+    /// What every job takes from the spec ([`monitor_settings::job_fields`]).
+    monitor_fields: ScrapeConfig,
+}
+
+/// `spec.serviceDiscoveryRole`: the discovery role, and the prefix of its meta labels.
+#[derive(Clone, Copy)]
+enum Role {
+    Endpoints,
+    EndpointSlice,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Endpoints => "endpoints",
+            Role::EndpointSlice => "endpointslice",
+        }
+    }
+
+    /// `__meta_kubernetes_endpoint_` or `__meta_kubernetes_endpointslice_`.
+    fn meta(self) -> &'static str {
+        match self {
+            Role::Endpoints => "__meta_kubernetes_endpoint_",
+            Role::EndpointSlice => "__meta_kubernetes_endpointslice_",
+        }
+    }
 }
 
 /// `{SL: [<prefix><sanitized l>], TL: <sanitized l>, regex: (.+), replacement: $1}`.
@@ -156,11 +207,12 @@ pub(super) fn port_filter(e: &ScrapeEndpoint, port_name_label: &str) -> Option<R
 }
 
 /// The target-kind rules (spec 4.7 steps 5-6): `node` or `pod` from the endpoint's target.
-fn target_kind_rule(kind: &str, target: &str) -> RelabelRule {
+fn target_kind_rule(role: Role, kind: &str, target: &str) -> RelabelRule {
+    let meta = role.meta();
     RelabelRule {
         source_labels: vec![
-            "__meta_kubernetes_endpoint_address_target_kind".to_owned(),
-            "__meta_kubernetes_endpoint_address_target_name".to_owned(),
+            format!("{meta}address_target_kind"),
+            format!("{meta}address_target_name"),
         ],
         separator: Some(";".to_owned()),
         regex: Some(format!("{kind};(.*)").into()),
@@ -211,9 +263,10 @@ fn endpoint_job(
 
     let mut relabel = vec![job_name_copy()];
     relabel.extend(shared.selector.iter().cloned());
-    relabel.extend(port_filter(e, "__meta_kubernetes_endpoint_port_name"));
-    relabel.push(target_kind_rule("Node", "node"));
-    relabel.push(target_kind_rule("Pod", "pod"));
+    let port_name = format!("{}port_name", shared.role.meta());
+    relabel.extend(port_filter(e, &port_name));
+    relabel.push(target_kind_rule(shared.role, "Node", "node"));
+    relabel.push(target_kind_rule(shared.role, "Pod", "pod"));
     relabel.extend(meta_label_copies());
     if e.filter_running == Some(true) {
         relabel.push(pod_phase_drop());
@@ -250,7 +303,7 @@ fn endpoint_job(
         relabel_configs: relabel,
         sample_limit: limit(sm.spec.sample_limit, ctx.enforced_sample_limit),
         target_limit: limit(sm.spec.target_limit, ctx.enforced_target_limit),
-        ..ctx.endpoint_job_fields(e, secrets, &field)?
+        ..ctx.endpoint_job_fields(e, secrets, &field, shared.monitor_fields.clone())?
     };
     check_single_auth(&job, &field)?;
     check_tls_pair(job.tls_config.as_ref(), &format!("{field}.tlsConfig"))?;

@@ -1,0 +1,525 @@
+//! The fields prometheus-operator added to ServiceMonitors and PodMonitors after v0.66 (issue
+//! 36): what each runtime's config takes from them, a warning for each one a runtime cannot
+//! apply while the series stay those the target exposes (saying what it does instead), and
+//! a rejection where ignoring it would send series of another shape than asked.
+//!
+//! Which keys each runtime accepts was found with the real binaries (the agent v0.44.8, whose
+//! Prometheus is a fork of early 2024, and Alloy v1.19.2's static converter, on Prometheus
+//! 3): the agent refuses `scrape_protocols`, `fallback_scrape_protocol`,
+//! `native_histogram_min_bucket_factor`, `convert_classic_histograms_to_nhcb`,
+//! `scrape_native_histograms`, `extra_scrape_metrics` and `always_scrape_classic_histograms`;
+//! Alloy's converter refuses `keep_dropped_targets`, `native_histogram_bucket_limit`,
+//! `track_timestamps_staleness` and `scrape_classic_histograms` (its name in Prometheus 2), and
+//! drops `scrape_native_histograms` and `extra_scrape_metrics` without a word. A key a runtime
+//! refuses is never written for it (the whole config would fail); `agent_loads` and
+//! `alloy_convert` prove the rest on every golden case. docs/compatibility.md has the table.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use api::Runtime;
+use api::monitors::{
+    AttachMetadata, LabelLimits, MonitorScrapeSettings, NativeHistogramConfig, ScrapeEndpoint,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::config::common::{AttachMetadataOut, FieldError, Secrets, non_empty};
+use crate::discover::Hierarchy;
+use crate::input_ref::{InputRef, Kind};
+use crate::rejection::{Reason, Rejection};
+
+use super::scrape::{Factor, ScrapeConfig, ScrapeContext};
+
+/// The format the agent parses a response without a known Content-Type as, and Alloy's
+/// default fallback.
+const AGENT_FALLBACK: &str = "PrometheusText0.0.4";
+
+/// What every job of a monitor takes from its spec (`spec_field` is `spec`): limits, body
+/// size, protocols and native histogram settings, each written only where `ctx.runtime`
+/// accepts it. A value that cannot be used (an unparsable size or factor, a scrape class
+/// the instance lacks) rejects the monitor, naming the field.
+pub fn job_fields(
+    ctx: &ScrapeContext<'_>,
+    s: &MonitorScrapeSettings,
+    limits: &LabelLimits,
+) -> Result<ScrapeConfig, FieldError> {
+    if let Some(class) = &s.scrape_class {
+        // prometheus-operator refuses a monitor naming a class its Prometheus lacks; no
+        // MetricsInstance defines scrape classes yet, so every name is one it lacks.
+        return Err(FieldError::because(
+            Reason::InvalidValue,
+            "spec.scrapeClass",
+            format!(
+                "names scrape class {class:?}, which the selecting MetricsInstance does not define"
+            ),
+        ));
+    }
+    let alloy = ctx.runtime == Runtime::Alloy;
+    let h = &s.native_histograms;
+    // Either would send series of another shape than asked (classic histograms instead of
+    // native ones): left out rather than scraped so.
+    if h.scrape_native_histograms == Some(true) {
+        return Err(FieldError::new(
+            "spec.scrapeNativeHistograms",
+            if alloy {
+                "Alloy's static converter turns native histogram scraping off; left out rather than scraped into classic histograms"
+            } else {
+                "the agent (Prometheus 2.x) scrapes text formats only, never native histograms; left out rather than scraped into classic histograms"
+            },
+        ));
+    }
+    if !alloy && h.convert_classic_histograms_to_nhcb == Some(true) {
+        return Err(FieldError::new(
+            "spec.convertClassicHistogramsToNHCB",
+            "the agent (Prometheus 2.x) cannot convert classic histograms; left out rather than send series of another shape",
+        ));
+    }
+    let body_size_limit = match non_empty(&s.body_size_limit) {
+        Some(size) => {
+            let bytes = byte_size(&size).ok_or_else(|| {
+                FieldError::new(
+                    "spec.bodySizeLimit",
+                    format!(
+                        "{size:?} is not a size Prometheus reads (a number with B, KB, KiB, ... EiB, at most 8 EiB)"
+                    ),
+                )
+            })?;
+            (bytes > 0.0).then_some(size)
+        }
+        None => None,
+    };
+    let min_bucket_factor = match &h.native_histogram_min_bucket_factor {
+        Some(q) => Some(quantity(q).ok_or_else(|| {
+            FieldError::new(
+                "spec.nativeHistogramMinBucketFactor",
+                format!("{} is not a number", quantity_text(q)),
+            )
+        })?),
+        None => None,
+    };
+    Ok(ScrapeConfig {
+        scrape_protocols: if alloy {
+            s.scrape_protocols.clone()
+        } else {
+            Vec::new()
+        },
+        fallback_scrape_protocol: non_empty(&s.fallback_scrape_protocol).filter(|_| alloy),
+        scrape_classic_histograms: (!alloy && h.scrape_classic_histograms == Some(true))
+            .then_some(true),
+        always_scrape_classic_histograms: (alloy && h.scrape_classic_histograms == Some(true))
+            .then_some(true),
+        convert_classic_histograms_to_nhcb: (alloy
+            && h.convert_classic_histograms_to_nhcb == Some(true))
+        .then_some(true),
+        body_size_limit,
+        label_limit: positive(limits.label_limit),
+        label_name_length_limit: positive(limits.label_name_length_limit),
+        label_value_length_limit: positive(limits.label_value_length_limit),
+        native_histogram_bucket_limit: positive(h.native_histogram_bucket_limit).filter(|_| !alloy),
+        native_histogram_min_bucket_factor: min_bucket_factor.filter(|_| alloy).map(Factor),
+        keep_dropped_targets: positive(s.keep_dropped_targets).filter(|_| !alloy),
+        ..ScrapeConfig::default()
+    })
+}
+
+/// A limit Prometheus reads as "none" at 0: written only above 0.
+fn positive(v: Option<i64>) -> Option<u64> {
+    v.and_then(|v| u64::try_from(v).ok()).filter(|v| *v > 0)
+}
+
+/// The `attach_metadata` of a monitor's discovery: written only for `node: true`.
+pub fn attach_metadata(a: Option<&AttachMetadata>) -> Option<AttachMetadataOut> {
+    (a.and_then(|a| a.node) == Some(true)).then_some(AttachMetadataOut { node: true })
+}
+
+/// An endpoint's proxy settings, as the job writes them.
+#[derive(Default)]
+pub struct Proxy {
+    pub proxy_url: Option<String>,
+    pub no_proxy: Option<String>,
+    pub proxy_from_environment: Option<bool>,
+    pub proxy_connect_header: BTreeMap<String, Vec<String>>,
+}
+
+/// The endpoint's proxy settings, the CONNECT header values read from Secrets (an optional
+/// one that is missing is left out). Combinations Prometheus refuses (and with them the whole
+/// config, on both runtimes) reject the monitor.
+pub fn proxy(e: &ScrapeEndpoint, secrets: Secrets<'_>, field: &str) -> Result<Proxy, FieldError> {
+    let proxy_url = non_empty(&e.proxy_url);
+    let no_proxy = non_empty(&e.no_proxy);
+    let from_environment = e.proxy_from_environment == Some(true);
+    let conflict = |what: &str| {
+        Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            format!("{what}; Prometheus refuses the job"),
+        ))
+    };
+    if no_proxy.is_some() && proxy_url.is_none() {
+        return conflict("sets noProxy without proxyUrl");
+    }
+    if from_environment && proxy_url.is_some() {
+        return conflict("sets both proxyFromEnvironment and proxyUrl");
+    }
+    if from_environment && no_proxy.is_some() {
+        return conflict(
+            "sets both proxyFromEnvironment and noProxy (the environment's NO_PROXY applies)",
+        );
+    }
+    if !e.proxy_connect_header.is_empty() && proxy_url.is_none() && !from_environment {
+        return conflict("sets proxyConnectHeader without proxyUrl or proxyFromEnvironment");
+    }
+    let mut proxy_connect_header = BTreeMap::new();
+    for (name, selectors) in &e.proxy_connect_header {
+        let header_field = crate::rejection::key_path(&format!("{field}.proxyConnectHeader"), name);
+        let mut values = Vec::new();
+        for (i, sel) in selectors.iter().enumerate() {
+            if let Some(v) = secrets.value(sel, &format!("{header_field}[{i}]"))? {
+                values.push(v);
+            }
+        }
+        if !values.is_empty() {
+            proxy_connect_header.insert(name.clone(), values);
+        }
+    }
+    Ok(Proxy {
+        proxy_url,
+        no_proxy,
+        proxy_from_environment: from_environment.then_some(true),
+        proxy_connect_header,
+    })
+}
+
+/// `selector` as a Kubernetes label selector string (`a=b,c in (d,e),!f`), requirements
+/// ordered by key and values sorted, as the API machinery prints it; for a discovery's
+/// `selectors` (`selectorMechanism: RoleSelector`). An unknown operator is an error, as for
+/// the relabeling rules.
+pub fn label_selector(selector: &LabelSelector, field: &str) -> Result<String, FieldError> {
+    let mut requirements: Vec<(String, String)> = Vec::new();
+    for (k, v) in selector.match_labels.iter().flatten() {
+        requirements.push((k.clone(), format!("{k}={v}")));
+    }
+    for (i, req) in selector.match_expressions.iter().flatten().enumerate() {
+        let mut values = req.values.clone().unwrap_or_default();
+        values.sort();
+        let k = &req.key;
+        let text = match req.operator.as_str() {
+            "In" => format!("{k} in ({})", values.join(",")),
+            "NotIn" => format!("{k} notin ({})", values.join(",")),
+            "Exists" => k.clone(),
+            "DoesNotExist" => format!("!{k}"),
+            other => {
+                return Err(FieldError::because(
+                    Reason::InvalidSelector,
+                    format!("{field}.matchExpressions[{i}].operator"),
+                    format!("unknown operator {other:?} (want In, NotIn, Exists or DoesNotExist)"),
+                ));
+            }
+        };
+        requirements.push((k.clone(), text));
+    }
+    requirements.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(requirements
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+/// The bytes a prometheus-operator `ByteSize` (`512MB`, `1.5GiB`, `0`) stands for, in powers
+/// of 2 as Prometheus reads it; `None` when it is not one, or above what Prometheus holds
+/// (an int64 of bytes).
+pub fn byte_size(text: &str) -> Option<f64> {
+    if text == "0" {
+        return Some(0.0);
+    }
+    let number = text.strip_suffix('B')?;
+    let (number, unit) = match number.strip_suffix('i') {
+        Some(rest) => (rest, rest.chars().last()),
+        None => (number, number.chars().last()),
+    };
+    let (digits, power) = match unit.and_then(|u| "KMGTPE".find(u)) {
+        Some(i) => (&number[..number.len() - 1], i32::try_from(i).ok()? + 1),
+        None => (number, 0),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let bytes = digits.parse::<f64>().ok()? * 1024f64.powi(power);
+    // Prometheus holds the size in an int64: below 2^63.
+    (bytes < 2f64.powi(63)).then_some(bytes)
+}
+
+/// A Kubernetes quantity (`1.1`, `1100m`, `2`, `1e3`, `1Ki`) as a number.
+pub fn quantity(q: &IntOrString) -> Option<f64> {
+    let text = match q {
+        IntOrString::Int(n) => return Some(f64::from(*n)),
+        IntOrString::String(s) => s.as_str(),
+    };
+    const BINARY: [(&str, i32); 6] = [
+        ("Ki", 1),
+        ("Mi", 2),
+        ("Gi", 3),
+        ("Ti", 4),
+        ("Pi", 5),
+        ("Ei", 6),
+    ];
+    for (suffix, power) in BINARY {
+        if let Some(n) = text.strip_suffix(suffix) {
+            return plain_number(n).map(|n| n * 1024f64.powi(power));
+        }
+    }
+    const DECIMAL: [(char, i32); 9] = [
+        ('n', -9),
+        ('u', -6),
+        ('m', -3),
+        ('k', 3),
+        ('M', 6),
+        ('G', 9),
+        ('T', 12),
+        ('P', 15),
+        ('E', 18),
+    ];
+    for (suffix, power) in DECIMAL {
+        if let Some(n) = text.strip_suffix(suffix) {
+            return plain_number(n).map(|n| n * 10f64.powi(power));
+        }
+    }
+    // What is left may carry an exponent (`1e3`), which Rust's parser reads.
+    text.parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// A decimal number without exponent or suffix.
+fn plain_number(text: &str) -> Option<f64> {
+    let digits = text.trim_start_matches(['+', '-']);
+    (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .then(|| text.parse::<f64>().ok())
+        .flatten()
+}
+
+fn quantity_text(q: &IntOrString) -> String {
+    match q {
+        IntOrString::Int(n) => n.to_string(),
+        IntOrString::String(s) => format!("{s:?}"),
+    }
+}
+
+/// The warnings of `h`'s ServiceMonitors and PodMonitors: each field set that the runtime
+/// cannot apply, with what it does instead (Reason `AlloyDifference` for Alloy,
+/// `UnusedSetting` for the agent). The monitors run; a monitor selected by several instances
+/// is warned about once.
+pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
+    let runtime = crate::alloy::runtime(h);
+    let mut out = BTreeSet::new();
+    for node in &h.metrics {
+        for sm in &node.service_monitors {
+            let object = InputRef::of(Kind::ServiceMonitor, sm.as_ref());
+            let endpoints = sm.spec.endpoints.iter().map(|e| &e.common);
+            out.extend(monitor_warnings(
+                runtime,
+                &object,
+                &sm.spec.scrape,
+                endpoints,
+                "spec.endpoints",
+            ));
+        }
+        for pm in &node.pod_monitors {
+            let object = InputRef::of(Kind::PodMonitor, pm.as_ref());
+            let endpoints = pm.spec.pod_metrics_endpoints.iter().map(|e| &e.common);
+            out.extend(monitor_warnings(
+                runtime,
+                &object,
+                &pm.spec.scrape,
+                endpoints,
+                "spec.podMetricsEndpoints",
+            ));
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// One monitor's warnings (see [`warnings`]); a ScrapeConfig's too, with no endpoints.
+pub(super) fn monitor_warnings<'e>(
+    runtime: Runtime,
+    object: &InputRef,
+    s: &MonitorScrapeSettings,
+    endpoints: impl Iterator<Item = &'e ScrapeEndpoint>,
+    endpoints_field: &str,
+) -> Vec<Rejection> {
+    let mut out = Vec::new();
+    let (reason, who) = match runtime {
+        Runtime::Alloy => (Reason::AlloyDifference, "Alloy"),
+        Runtime::Agent => (Reason::UnusedSetting, "the agent"),
+    };
+    let mut warn = |field: String, instead: &str| {
+        out.push(Rejection::new(
+            object.clone(),
+            reason,
+            field,
+            format!("not used by {who}: {instead}"),
+        ));
+    };
+    let h: &NativeHistogramConfig = &s.native_histograms;
+    if s.extra_scrape_metrics == Some(true) {
+        warn(
+            "spec.extraScrapeMetrics".to_owned(),
+            "it cannot add the extra scrape metrics per job: only `up`, `scrape_duration_seconds`, `scrape_samples_scraped`, `scrape_samples_post_metric_relabeling` and `scrape_series_added` are written",
+        );
+    }
+    match runtime {
+        Runtime::Agent => {
+            if !s.scrape_protocols.is_empty() {
+                warn(
+                    "spec.scrapeProtocols".to_owned(),
+                    "it cannot choose the formats to negotiate: it asks for OpenMetrics 1.0.0, then 0.0.1, then the Prometheus text format 0.0.4",
+                );
+            }
+            if let Some(p) = non_empty(&s.fallback_scrape_protocol)
+                && p != AGENT_FALLBACK
+            {
+                warn(
+                    "spec.fallbackScrapeProtocol".to_owned(),
+                    "it parses a response without a known Content-Type as PrometheusText0.0.4",
+                );
+            }
+            if h.native_histogram_min_bucket_factor.is_some() {
+                warn(
+                    "spec.nativeHistogramMinBucketFactor".to_owned(),
+                    "it does not know the setting, and scrapes no native histograms to apply it to",
+                );
+            }
+        }
+        Runtime::Alloy => {
+            if positive(s.keep_dropped_targets).is_some() {
+                warn(
+                    "spec.keepDroppedTargets".to_owned(),
+                    "its static converter refuses the setting: Alloy keeps no dropped targets in memory",
+                );
+            }
+            if positive(h.native_histogram_bucket_limit).is_some() {
+                warn(
+                    "spec.nativeHistogramBucketLimit".to_owned(),
+                    "its static converter refuses the setting, and native histograms are not scraped to apply it to",
+                );
+            }
+            for (i, e) in endpoints.enumerate() {
+                if e.track_timestamps_staleness == Some(true) {
+                    warn(
+                        format!("{endpoints_field}[{i}].trackTimestampsStaleness"),
+                        "its static converter refuses the setting: samples with the target's own timestamps get no staleness markers when they disappear",
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_sizes_are_powers_of_two_and_bounded() {
+        assert_eq!(byte_size("0"), Some(0.0));
+        assert_eq!(byte_size("512B"), Some(512.0));
+        assert_eq!(byte_size("10MB"), Some(10.0 * 1024.0 * 1024.0));
+        assert_eq!(byte_size("10MiB"), byte_size("10MB"));
+        assert_eq!(byte_size("1.5KB"), Some(1536.0));
+        assert_eq!(byte_size("7EB"), Some(7.0 * 1024f64.powi(6)));
+        // Above an int64 of bytes, and what the CRD's pattern already refuses.
+        assert_eq!(byte_size("8EB"), None);
+        assert_eq!(byte_size("10"), None);
+        assert_eq!(byte_size("MB"), None);
+        assert_eq!(byte_size("10XB"), None);
+        assert_eq!(byte_size("-1KB"), None);
+    }
+
+    #[test]
+    fn quantities_read_as_kubernetes_writes_them() {
+        let s = |t: &str| quantity(&IntOrString::String(t.to_owned()));
+        assert_eq!(quantity(&IntOrString::Int(2)), Some(2.0));
+        assert_eq!(s("1.1"), Some(1.1));
+        assert_eq!(s("1100m"), Some(1.1));
+        assert_eq!(s("1e3"), Some(1000.0));
+        assert_eq!(s("2k"), Some(2000.0));
+        assert_eq!(s("1Ki"), Some(1024.0));
+        assert_eq!(s("x"), None);
+        assert_eq!(s("m"), None);
+    }
+
+    #[test]
+    fn label_selectors_print_as_the_api_machinery_prints_them() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+        let req = |key: &str, operator: &str, values: &[&str]| LabelSelectorRequirement {
+            key: key.to_owned(),
+            operator: operator.to_owned(),
+            values: Some(values.iter().map(|v| (*v).to_owned()).collect()),
+        };
+        let sel = LabelSelector {
+            match_labels: Some([("app".to_owned(), "web".to_owned())].into()),
+            match_expressions: Some(vec![
+                req("tier", "In", &["front", "back"]),
+                req("env", "NotIn", &["dev"]),
+                req("canary", "DoesNotExist", &[]),
+                req("ab", "Exists", &[]),
+            ]),
+        };
+        assert_eq!(
+            label_selector(&sel, "spec.selector").expect("valid"),
+            "ab,app=web,!canary,env notin (dev),tier in (back,front)"
+        );
+        let bad = LabelSelector {
+            match_expressions: Some(vec![req("a", "Near", &[])]),
+            ..Default::default()
+        };
+        assert_eq!(
+            label_selector(&bad, "spec.selector").unwrap_err().field,
+            "spec.selector.matchExpressions[0].operator"
+        );
+        assert_eq!(
+            label_selector(&LabelSelector::default(), "spec.selector").expect("valid"),
+            ""
+        );
+    }
+
+    #[test]
+    fn proxy_combinations_prometheus_refuses_are_conflicts() {
+        let assets = crate::assets::Assets::default();
+        let secrets = Secrets {
+            assets: &assets,
+            namespace: "ns",
+        };
+        let e = |url: Option<&str>, no: Option<&str>, env: Option<bool>| ScrapeEndpoint {
+            proxy_url: url.map(str::to_owned),
+            no_proxy: no.map(str::to_owned),
+            proxy_from_environment: env,
+            ..Default::default()
+        };
+        for bad in [
+            e(None, Some("10.0.0.0/8"), None),
+            e(Some("http://p:3128"), None, Some(true)),
+            e(None, Some("a"), Some(true)),
+        ] {
+            let err = proxy(&bad, secrets, "spec.endpoints[0]")
+                .err()
+                .expect("a conflict");
+            assert_eq!(err.reason, Reason::ConflictingSettings);
+            assert_eq!(err.field, "spec.endpoints[0]");
+        }
+        let ok = proxy(
+            &e(Some("http://p:3128"), Some("10.0.0.0/8"), None),
+            secrets,
+            "f",
+        )
+        .expect("valid");
+        assert_eq!(ok.no_proxy.as_deref(), Some("10.0.0.0/8"));
+        let env = proxy(&e(None, None, Some(true)), secrets, "f").expect("valid");
+        assert_eq!(env.proxy_from_environment, Some(true));
+        let header_only = ScrapeEndpoint {
+            proxy_connect_header: [("X-A".to_owned(), Vec::new())].into(),
+            ..Default::default()
+        };
+        assert!(proxy(&header_only, secrets, "f").is_err());
+    }
+}
