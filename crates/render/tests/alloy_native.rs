@@ -17,9 +17,10 @@ use std::sync::Arc;
 use api::{GrafanaAgent, Runtime};
 use render::PlanOptions;
 use render::alloy_native::{NativeError, metrics};
-use render::alloy_syntax::{Body, Expr, Identifier, write_file};
+use render::alloy_syntax::{Body, Expr, Identifier, write_file_keeping};
 use render::desired::Subsystem;
 use render::discover::discover;
+use render::expansion::SHARD_VARIABLES;
 use render::manifest::Loader;
 use serde_json::{Map, Value};
 use support::alloy_parse::components;
@@ -38,7 +39,7 @@ const DELIBERATE: [(&str, &str, &str); 1] = [(
 
 /// Alloy's defaults, by block: an attribute set to its default says nothing more than one
 /// left out (the converter leaves them out; the native config writes what the objects say).
-const DEFAULTS: [(&str, &str, &str); 20] = [
+const DEFAULTS: [(&str, &str, &str); 21] = [
     ("rule", "separator", "\";\""),
     ("rule", "replacement", "\"$1\""),
     ("rule", "action", "\"replace\""),
@@ -51,6 +52,11 @@ const DEFAULTS: [(&str, &str, &str); 20] = [
     ("prometheus.scrape", "scrape_timeout", "10000"),
     ("prometheus.scrape", "sample_limit", "0"),
     ("prometheus.scrape", "target_limit", "0"),
+    (
+        "prometheus.scrape",
+        "scrape_fallback_protocol",
+        "\"PrometheusText0.0.4\"",
+    ),
     ("endpoint", "remote_timeout", "30000"),
     ("metadata_config", "send", "true"),
     ("metadata_config", "send_interval", "60000"),
@@ -87,6 +93,38 @@ fn milliseconds(text: &str) -> Option<u64> {
     (!text.is_empty()).then_some(total)
 }
 
+/// `text` in bytes when it is a size as Prometheus (`10MB`, `1.5GiB`: both powers of 1024)
+/// or Alloy's converter (`1GiB512MiB`) writes one.
+fn bytes(text: &str) -> Option<u64> {
+    const UNITS: [(&str, u32); 13] = [
+        ("KiB", 1),
+        ("MiB", 2),
+        ("GiB", 3),
+        ("TiB", 4),
+        ("PiB", 5),
+        ("EiB", 6),
+        ("KB", 1),
+        ("MB", 2),
+        ("GB", 3),
+        ("TB", 4),
+        ("PB", 5),
+        ("EB", 6),
+        ("B", 0),
+    ];
+    let mut rest = text;
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !c.is_ascii_digit() && c != '.')?;
+        let number: f64 = rest[..digits].parse().ok()?;
+        let after = &rest[digits..];
+        let (unit, power) = UNITS.iter().find(|(unit, _)| after.starts_with(unit))?;
+        total += number * 1024f64.powi(*power as i32);
+        rest = &after[unit.len()..];
+    }
+    // Sizes are whole bytes; the float only carries fractions like 1.5GiB.
+    (!text.is_empty()).then_some(total.round() as u64)
+}
+
 /// `value` without the attributes [`DEFAULTS`] names for `block`, recursively; endpoints of a
 /// remote_write without the name the converter makes up for unnamed ones (`<instance>-<hash
 /// of its settings>`: native leaves them unnamed and Alloy names them itself).
@@ -97,6 +135,9 @@ fn normalized(block: &str, value: &Value) -> Value {
     let mut out = Map::new();
     for (name, item) in items {
         let item = &match item {
+            Value::String(text) if name == "body_size_limit" => {
+                bytes(text).map_or(item.clone(), |b| b.into())
+            }
             Value::String(text) => milliseconds(text).map_or(item.clone(), |ms| ms.into()),
             other => other.clone(),
         };
@@ -189,6 +230,9 @@ fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<C
         }
         let mut alloy_agent: GrafanaAgent = agent.as_ref().clone();
         alloy_agent.spec.runtime = Some(Runtime::Alloy);
+        // The static config beside the native one: what the pods ran before, or run with
+        // `configFormat: static`.
+        alloy_agent.spec.alloy = None;
         let alloy_agent = Arc::new(alloy_agent);
         let discovery = discover(&alloy_agent, &store);
         let plan = render::plan::plan(&discovery, opts);
@@ -208,14 +252,15 @@ fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<C
         let section = render::config::metrics::render(&h)
             .and_then(|r| r.config.metrics)
             .expect("a metrics config was planned");
-        let body = metrics(&section);
+        // The text as a plan writes it; the document too, to run it in Alloy.
+        let native = render::alloy_native::metrics_text(&h).map(|rendered| {
+            let rendered = rendered.expect("a metrics config was planned");
+            expand(rendered.text.as_str())
+        });
         out.push(Case {
             name: format!("{case}: {}", config.secret_name),
-            native: body
-                .as_ref()
-                .map(|body| expand(&write_file(body)))
-                .map_err(Clone::clone),
-            body: body.ok(),
+            native,
+            body: metrics(&section).ok(),
             static_text: expand(config.text.as_str()),
             env,
         });
@@ -555,8 +600,11 @@ fn every_native_construct_loads_in_the_real_alloy() {
         let Some(body) = case.body.clone() else {
             continue;
         };
-        let text = support::expand_reloader_env(&write_file(&with_api_server(body)), &case.env)
-            .expect("the shard's variables");
+        let text = support::expand_reloader_env(
+            &write_file_keeping(&with_api_server(body), &SHARD_VARIABLES),
+            &case.env,
+        )
+        .expect("the shard's variables");
         let dir = scratch.join(i.to_string());
         match loads(&alloy, &text, &dir) {
             Ok(()) => {}

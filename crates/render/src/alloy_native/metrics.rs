@@ -67,12 +67,21 @@ fn scrape_job(
         job_name,
         honor_labels,
         honor_timestamps,
+        track_timestamps_staleness,
         scrape_interval,
         scrape_timeout,
+        scrape_protocols,
+        fallback_scrape_protocol,
+        scrape_classic_histograms,
+        always_scrape_classic_histograms,
+        convert_classic_histograms_to_nhcb,
         metrics_path,
         scheme,
         params,
         proxy_url,
+        no_proxy,
+        proxy_from_environment,
+        proxy_connect_header,
         enable_http2,
         follow_redirects,
         kubernetes_sd_configs,
@@ -82,11 +91,38 @@ fn scrape_job(
         bearer_token,
         basic_auth: basic,
         authorization: auth,
+        oauth2: oauth,
         relabel_configs,
         metric_relabel_configs,
         sample_limit,
         target_limit,
+        body_size_limit,
+        label_limit,
+        label_name_length_limit,
+        label_value_length_limit,
+        native_histogram_bucket_limit,
+        native_histogram_min_bucket_factor,
+        keep_dropped_targets,
     } = job;
+    // The settings the renderer writes for the agent only (Alloy's converter refuses them,
+    // and runtime alloy warns about them instead): never set in a config for Alloy.
+    let agent_only = [
+        (
+            "trackTimestampsStaleness",
+            track_timestamps_staleness.is_some(),
+        ),
+        (
+            "nativeHistogramBucketLimit",
+            native_histogram_bucket_limit.is_some(),
+        ),
+        ("keepDroppedTargets", keep_dropped_targets.is_some()),
+    ];
+    if let Some((field, _)) = agent_only.iter().find(|(_, set)| *set) {
+        return Err(NativeError::Unsupported {
+            job: job_name.clone(),
+            what: format!("{field}, a setting of the agent runtime only,"),
+        });
+    }
 
     let (discovery, targets) = match (kubernetes_sd_configs.as_slice(), static_configs.as_slice()) {
         ([], statics) => (None, static_targets(statics)),
@@ -126,6 +162,22 @@ fn scrape_job(
         .attribute(name("job_name"), Expr::string(job_name));
     optional(body, "honor_labels", honor_labels.map(Expr::Bool));
     optional(body, "honor_timestamps", honor_timestamps.map(Expr::Bool));
+    // Prometheus 3's name; the Prometheus 2 one is the agent's, for the same field.
+    let classic = always_scrape_classic_histograms.or(*scrape_classic_histograms);
+    optional(body, "scrape_classic_histograms", classic.map(Expr::Bool));
+    optional(
+        body,
+        "convert_classic_histograms_to_nhcb",
+        convert_classic_histograms_to_nhcb.map(Expr::Bool),
+    );
+    if !scrape_protocols.is_empty() {
+        body.attribute(name("scrape_protocols"), Expr::strings(scrape_protocols));
+    }
+    optional(
+        body,
+        "scrape_fallback_protocol",
+        fallback_scrape_protocol.as_deref().map(Expr::string),
+    );
     if !params.is_empty() {
         let params = params
             .iter()
@@ -146,7 +198,43 @@ fn scrape_job(
     optional(body, "scheme", scheme.as_deref().map(Expr::string));
     optional(body, "sample_limit", sample_limit.map(int));
     optional(body, "target_limit", target_limit.map(int));
+    optional(
+        body,
+        "body_size_limit",
+        body_size_limit.as_deref().map(Expr::string),
+    );
+    optional(body, "label_limit", label_limit.map(int));
+    optional(
+        body,
+        "label_name_length_limit",
+        label_name_length_limit.map(int),
+    );
+    optional(
+        body,
+        "label_value_length_limit",
+        label_value_length_limit.map(int),
+    );
+    optional(
+        body,
+        "native_histogram_min_bucket_factor",
+        native_histogram_min_bucket_factor
+            .as_ref()
+            .map(|f| Expr::Float(f.0)),
+    );
     optional(body, "proxy_url", proxy_url.as_deref().map(Expr::string));
+    optional(body, "no_proxy", no_proxy.as_deref().map(Expr::string));
+    optional(
+        body,
+        "proxy_from_environment",
+        proxy_from_environment.map(Expr::Bool),
+    );
+    if !proxy_connect_header.is_empty() {
+        let headers = proxy_connect_header
+            .iter()
+            .map(|(k, values)| (k.clone(), Expr::strings(values)))
+            .collect();
+        body.attribute(name("proxy_connect_header"), Expr::Object(headers));
+    }
     optional(body, "follow_redirects", follow_redirects.map(Expr::Bool));
     optional(body, "enable_http2", enable_http2.map(Expr::Bool));
     if let Some(b) = basic {
@@ -156,6 +244,9 @@ fn scrape_job(
         authorization(body, a);
     }
     bearer(body, bearer_token.as_deref(), bearer_token_file.as_deref());
+    if let Some(o) = oauth {
+        oauth2(body, o);
+    }
     if let Some(t) = tls {
         tls_config(body, t);
     }
@@ -170,6 +261,8 @@ fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
         basic_auth: basic,
         authorization: auth,
         tls_config: tls,
+        attach_metadata,
+        selectors,
     } = sd;
     let mut b = component("discovery.kubernetes", label);
     let body = &mut b.body;
@@ -179,6 +272,18 @@ fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
         let mut n = block("namespaces");
         n.body.attribute(name("names"), Expr::strings(names));
         body.block(n);
+    }
+    for selector in selectors {
+        let mut b = block("selectors");
+        b.body
+            .attribute(name("role"), Expr::string(&selector.role))
+            .attribute(name("label"), Expr::string(&selector.label));
+        body.block(b);
+    }
+    if let Some(metadata) = attach_metadata {
+        let mut b = block("attach_metadata");
+        b.body.attribute(name("node"), Expr::Bool(metadata.node));
+        body.block(b);
     }
     if let Some(a) = basic {
         basic_auth(body, a);

@@ -12,9 +12,9 @@ pub mod metrics;
 
 use thiserror::Error;
 
-use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, write_file};
+use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, write_file_keeping};
 use crate::discover::Hierarchy;
-use crate::expansion::ConfigString;
+use crate::expansion::{ConfigString, SHARD_VARIABLES};
 use crate::render_cache::RenderedText;
 
 pub use metrics::metrics;
@@ -42,7 +42,9 @@ pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> 
     };
     let section = rendered.config.metrics.unwrap_or_default();
     Ok(Some(RenderedText {
-        text: write_file(&metrics(&section)?).into(),
+        // `$(SHARD)` and `$(SHARDS)` in any string stay the loader's, as in the static-mode
+        // metrics config (upstream documents them for users' own hashmod rules).
+        text: write_file_keeping(&metrics(&section)?, &SHARD_VARIABLES).into(),
         rejections: rendered.rejections,
         largest: Vec::new(),
     }))
