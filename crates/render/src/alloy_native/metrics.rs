@@ -20,8 +20,13 @@ use crate::config::metrics::{
 
 use super::http::{authorization, basic_auth, bearer, oauth2, string_map, tls_config};
 use super::{
-    NativeError, block, component, config_string, duration, label, name, optional, reference,
+    NativeError, block, component, config_string, duration, label, milliseconds, name, optional,
+    reference,
 };
+
+/// Prometheus' (and Alloy's) defaults for a job that sets neither, nor the GrafanaAgent.
+const DEFAULT_SCRAPE_INTERVAL: &str = "1m";
+const DEFAULT_SCRAPE_TIMEOUT: &str = "10s";
 
 /// Every component of `section`, instance after instance, in the order Alloy's converter
 /// lists kinds (discoveries, relabels, scrapes, sample relabels, remote_writes), each kind in
@@ -188,8 +193,16 @@ fn scrape_job(
     // The agent's defaults for jobs without their own; Alloy's component has no global.
     let interval = scrape_interval.as_ref().or(global.scrape_interval.as_ref());
     optional(body, "scrape_interval", interval.map(|d| duration(d)));
-    let timeout = scrape_timeout.as_ref().or(global.scrape_timeout.as_ref());
-    optional(body, "scrape_timeout", timeout.map(|d| duration(d)));
+    // A job without a timeout gets the GrafanaAgent's (else 10s), shortened to the interval
+    // when longer, as Prometheus does; Alloy would refuse the job instead.
+    let timeout = scrape_timeout.as_deref().or_else(|| {
+        let interval = interval.map_or(DEFAULT_SCRAPE_INTERVAL, String::as_str);
+        let inherited = global.scrape_timeout.as_deref();
+        let longer =
+            milliseconds(inherited.unwrap_or(DEFAULT_SCRAPE_TIMEOUT))? > milliseconds(interval)?;
+        if longer { Some(interval) } else { inherited }
+    });
+    optional(body, "scrape_timeout", timeout.map(duration));
     optional(
         body,
         "metrics_path",

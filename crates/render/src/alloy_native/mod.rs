@@ -93,7 +93,8 @@ fn duration(text: &str) -> Expr {
     Expr::String(go_duration(text).unwrap_or_else(|| text.to_owned()))
 }
 
-fn go_duration(text: &str) -> Option<String> {
+/// The length of a Prometheus duration in milliseconds.
+fn milliseconds(text: &str) -> Option<u128> {
     const UNITS_MS: [(&str, u128); 7] = [
         ("ms", 1),
         ("s", 1_000),
@@ -103,6 +104,9 @@ fn go_duration(text: &str) -> Option<String> {
         ("w", 604_800_000),
         ("y", 31_536_000_000),
     ];
+    if text.is_empty() {
+        return None;
+    }
     let mut rest = text;
     let mut total: u128 = 0;
     while !rest.is_empty() {
@@ -113,9 +117,11 @@ fn go_duration(text: &str) -> Option<String> {
         total = total.checked_add(number.checked_mul(*ms)?)?;
         rest = &after[unit.len()..];
     }
-    if text.is_empty() {
-        return None;
-    }
+    Some(total)
+}
+
+fn go_duration(text: &str) -> Option<String> {
+    let total = milliseconds(text)?;
     let mut out = String::new();
     let parts = [
         (total / 3_600_000, "h"),
