@@ -111,6 +111,9 @@ pub struct GrafanaAgentSpec {
     /// what Alloy does differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<Runtime>,
+    /// Settings of runtime `alloy` (ignored with runtime `agent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloy: Option<AlloySpec>,
     /// When true, strings copied into the generated configs from objects and Secrets are
     /// written as they are, so that the agent expands `${NAME}` in them from the agent pods'
     /// environment and the config loader the operator's own `$(SHARD)`, `$(SHARDS)`,
@@ -238,6 +241,33 @@ pub enum Runtime {
     Agent,
     /// Grafana Alloy running the same config with `--config.format=static`.
     Alloy,
+}
+
+/// How runtime `alloy` is configured.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlloySpec {
+    /// `static` (the default): Alloy converts the generated static-mode configs at start and
+    /// on every reload (`--config.format=static`, Alloy's "public preview" converter).
+    /// `native`: the operator writes the metrics StatefulSets' config in Alloy's own syntax
+    /// (the same scrape jobs, rules and settings, plus the MetricsInstances' WAL settings the
+    /// converter drops); the logs and integrations workloads stay static for now, and an
+    /// agent whose MetricsInstances have `additionalScrapeConfigs` or select ScrapeConfigs
+    /// keeps its metrics static too (a warning says so). Back to `static` is the rollback: see docs/alloy.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_format: Option<AlloyConfigFormat>,
+}
+
+// Which syntax runtime `alloy` reads. (A `//` comment: a doc comment here would replace the
+// field's description in the inlined CRD schema.)
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AlloyConfigFormat {
+    /// The generated static-mode configs, converted by Alloy.
+    #[default]
+    Static,
+    /// Alloy configuration syntax written by the operator.
+    Native,
 }
 
 impl Runtime {

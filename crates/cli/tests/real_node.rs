@@ -463,17 +463,22 @@ fn default_alloy_image() -> String {
     )
 }
 
-/// The hierarchy of `real_node/agent.yaml` with `spec.runtime` set (`agent` or `alloy`), each
-/// with its runtime's default image (no `spec.image`).
+/// The hierarchy of `real_node/agent.yaml` with `spec.runtime` set (`agent` or `alloy`; or
+/// `alloy-native`: runtime alloy with `spec.alloy.configFormat: native`), each with its
+/// runtime's default image (no `spec.image`).
 fn hierarchy(runtime: &str) -> String {
     let anchor = "spec:\n  serviceAccountName: grafana-agent\n";
     assert!(
         AGENT_MANIFESTS.contains(anchor),
         "real_node/agent.yaml changed"
     );
+    let settings = match runtime {
+        "alloy-native" => "runtime: alloy\n  alloy:\n    configFormat: native\n".to_owned(),
+        other => format!("runtime: {other}\n"),
+    };
     AGENT_MANIFESTS.replacen(
         anchor,
-        &format!("spec:\n  runtime: {runtime}\n  serviceAccountName: grafana-agent\n"),
+        &format!("spec:\n  {settings}  serviceAccountName: grafana-agent\n"),
         1,
     )
 }
@@ -1050,16 +1055,24 @@ fn shipped_by(operator: &Operator, runtime: &str, images: Vec<PathBuf>) -> Shipp
     let delivered = deliver(&env, runtime);
     // The pods run what the runtime says.
     let sts = env.json(&["get", "statefulset", "-n", "monitoring", "agent"]);
-    let image = sts["spec"]["template"]["spec"]["containers"]
+    let container = sts["spec"]["template"]["spec"]["containers"]
         .as_array()
         .into_iter()
         .flatten()
         .find(|c| c["name"] == "grafana-agent")
-        .and_then(|c| c["image"].as_str())
-        .unwrap_or_default()
-        .to_owned();
+        .cloned()
+        .unwrap_or_default();
+    let image = container["image"].as_str().unwrap_or_default().to_owned();
+    let converts = container["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|a| a == "--config.format=static");
     match runtime {
-        "alloy" => assert_eq!(image, default_alloy_image()),
+        "alloy" | "alloy-native" => {
+            assert_eq!(image, default_alloy_image());
+            assert_eq!(converts, runtime == "alloy", "{container}");
+        }
         _ => assert!(image.starts_with("grafana/agent:"), "{image}"),
     }
     // Every node's and pod's name, IP and UID, longest first (no name replaced inside another).
@@ -1218,14 +1231,58 @@ fn set_difference(
 /// image, which scripts/build-images --alloy builds from scripts/build-alloy's binary) on a real
 /// node, each on a cluster of its own, ships the same: the same targets, the same series with
 /// the same labels to Prometheus, the same log lines in streams with the same labels to Loki,
-/// but for the differences docs/alloy.md lists ([`as_alloy_ships`]).
+/// but for the differences docs/alloy.md lists ([`as_alloy_ships`]). Issue 34: a third run,
+/// Alloy on the operator's native Alloy syntax, ships exactly what Alloy converting ships.
 #[test]
 fn alloy_ships_what_the_agent_ships() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let start = Instant::now();
     let agent = shipped("agent", images());
     let alloy = shipped("alloy", node_images_with(&["--alloy"]));
-    timing("the hierarchy on the agent, then on Alloy", start.elapsed());
+    let native = shipped("alloy-native", node_images_with(&["--alloy"]));
+    timing(
+        "the hierarchy on the agent, then on Alloy converting it, then on Alloy native",
+        start.elapsed(),
+    );
+    // Issue 34: the operator's own Alloy syntax ships exactly what the converted config ships.
+    let mut native_differences = Vec::new();
+    for (what, (series, count)) in &alloy.series {
+        match native.series.get(what) {
+            None => native_differences.push(format!("{what}: nothing from Alloy native")),
+            Some((theirs, their_count)) => {
+                native_differences.extend(set_difference(
+                    what,
+                    series,
+                    theirs,
+                    "Alloy static",
+                    "Alloy native",
+                ));
+                if count != their_count {
+                    native_differences.push(format!(
+                        "{what}: {count} series from Alloy static, {their_count} native"
+                    ));
+                }
+            }
+        }
+    }
+    native_differences.extend(set_difference(
+        "targets (up)",
+        &alloy.targets.0,
+        &native.targets.0,
+        "Alloy static",
+        "Alloy native",
+    ));
+    if alloy.targets.1 != native.targets.1 || alloy.log_lines != native.log_lines {
+        native_differences.push(format!(
+            "targets {} / {}, log lines {:?} / {:?}",
+            alloy.targets.1, native.targets.1, alloy.log_lines, native.log_lines
+        ));
+    }
+    assert!(
+        native_differences.is_empty(),
+        "{}",
+        native_differences.join("\n")
+    );
     let translate =
         |set: &BTreeSet<Labels>| -> BTreeSet<Labels> { set.iter().map(as_alloy_ships).collect() };
     let mut differences = Vec::new();

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use api::Integration;
-use api::grafana_agent::Runtime;
+use api::grafana_agent::{AlloyConfigFormat, Runtime};
 use api::selectors::SecretKeySelector;
 use serde_json::Value;
 
@@ -42,6 +42,40 @@ pub const ALLOY_BASE_IMAGE: &str = "grafana/alloy";
 /// without `spec.runtime`).
 pub fn runtime(h: &Hierarchy) -> Runtime {
     h.agent.spec.runtime.unwrap_or_default()
+}
+
+/// Whether `h`'s metrics StatefulSets run a config in Alloy's own syntax
+/// ([`crate::alloy_native`]): runtime `alloy` with `spec.alloy.configFormat: native`, and no
+/// selected MetricsInstance with `additionalScrapeConfigs` (raw Prometheus jobs, which have no
+/// native translation yet: such an agent's metrics stay static, [`warnings`] says so). The
+/// config and the pods' arguments both follow this one answer.
+pub fn native_metrics(h: &Hierarchy) -> bool {
+    native_requested(h) && not_native(h).next().is_none()
+}
+
+fn native_requested(h: &Hierarchy) -> bool {
+    runtime(h) == Runtime::Alloy
+        && h.agent.spec.alloy.as_ref().and_then(|a| a.config_format)
+            == Some(AlloyConfigFormat::Native)
+}
+
+/// What keeps an agent's metrics static under `configFormat: native`: each selected
+/// MetricsInstance's `additionalScrapeConfigs` (raw Prometheus jobs) and each selected
+/// ScrapeConfig (its discoveries are not written natively yet), with the field to name.
+fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str)> + '_ {
+    h.metrics.iter().flat_map(|node| {
+        let additional = node
+            .instance
+            .spec
+            .additional_scrape_configs
+            .is_some()
+            .then(|| (node.instance_ref(), "spec.additionalScrapeConfigs"));
+        let scrape_configs = node
+            .scrape_configs
+            .iter()
+            .map(|sc| (InputRef::of(Kind::ScrapeConfig, sc.as_ref()), "spec"));
+        additional.into_iter().chain(scrape_configs)
+    })
 }
 
 /// `text` as Alloy's identifier sanitiser leaves it: every character other than an ASCII
@@ -613,10 +647,12 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             "Alloy writes no staleness markers on shutdown",
         ),
     ];
+    // The native config writes the first three (prometheus.remote_write's wal block).
+    let native = native_metrics(h);
     for node in &h.metrics {
         let instance = node.instance.as_ref();
-        for (field, set, instead) in &wal_fields {
-            if set(instance) {
+        for (i, (field, set, instead)) in wal_fields.iter().enumerate() {
+            if set(instance) && !(native && i < 3) {
                 out.push(Rejection::new(
                     node.instance_ref(),
                     Reason::AlloyDifference,
@@ -624,6 +660,16 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                     format!("not used by Alloy (its static converter drops it): {instead}"),
                 ));
             }
+        }
+    }
+    if native_requested(h) {
+        for (object, field) in not_native(h) {
+            out.push(Rejection::new(
+                object,
+                Reason::AlloyDifference,
+                field.to_owned(),
+                "has no native Alloy translation yet: the GrafanaAgent's metrics config stays in static format (converted by Alloy) while it is selected",
+            ));
         }
     }
     for integration in &h.integrations {

@@ -8,7 +8,11 @@
 //! quote, backslash and control character escaped. Alloy's syntax has no interpolation inside
 //! literals (`"${X}"` and `"sys.env(\"X\")"` are plain text), so a value can neither close its
 //! literal nor reach the environment; only [`Expr::Reference`], built from validated
-//! identifiers, is written unquoted.
+//! identifiers, is written unquoted. One more pass reads the text before Alloy does: the config
+//! loader replaces the operator's `$(SHARD)`-like references (`crate::loader_variables`), so a
+//! `(` right after a `$` in a string is written `\u0028`: the loader never sees a reference in
+//! a tenant's value, and Alloy reads the same `(`. Only [`Expr::PodVariable`], the operator's
+//! own references, keeps its `$(`.
 //!
 //! Canonical layout (all of it is what `alloy fmt` keeps unchanged):
 //! * a body lists its attributes first, then its blocks, each block after a blank line;
@@ -20,15 +24,15 @@
 //! * an empty block is `name { }`, an empty object `{}`.
 //!
 //! One exception to "what `alloy fmt` keeps": an object key that needs an escape (a quote, a
-//! backslash, a control character) is written as Alloy's parser reads it, but `alloy fmt`
-//! (v1.19.2) escapes such a key's text a second time, changing the key. Label names and the
-//! other keys the operator writes need no escapes.
+//! backslash, a control character, a `(` after a `$`) is written as Alloy's parser reads it,
+//! but `alloy fmt` (v1.19.2) escapes such a key's text a second time, changing the key. Label
+//! names and the other keys the operator writes need no escapes.
 
 use std::fmt::Write as _;
 
 use thiserror::Error;
 
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
 pub enum SyntaxError {
     #[error(
         "{text:?} is not an Alloy identifier (a letter or `_`, then letters, digits or `_`, and \
@@ -72,6 +76,8 @@ fn is_identifier(text: &str) -> bool {
 pub enum Expr {
     String(String),
     Int(i64),
+    /// A finite number; written with a fraction or exponent only when it has one.
+    Float(f64),
     Bool(bool),
     Null,
     Array(Vec<Expr>),
@@ -79,6 +85,9 @@ pub enum Expr {
     Object(Vec<(String, Expr)>),
     /// `discovery.relabel.metrics_x.output`: a path of identifiers, written bare.
     Reference(Vec<Identifier>),
+    /// A string holding the operator's `$(NAME)` references for the config loader to fill in
+    /// (`crate::expansion::ConfigString::PodVariable`); never built from a tenant's text.
+    PodVariable(String),
 }
 
 impl Expr {
@@ -149,25 +158,32 @@ impl Body {
 }
 
 /// The text of a whole file: `body`'s items at the top level, ending with a newline (empty
-/// for an empty body).
+/// for an empty body). Every `$(` in a string is hidden from the config loader.
 pub fn write_file(body: &Body) -> String {
+    write_file_keeping(body, &[])
+}
+
+/// [`write_file`], but the loader references in `kept` (`$(SHARD)`) are left in every string
+/// for the config loader to fill in, as the static-mode configs leave them
+/// (`crate::expansion::SHARD_VARIABLES`).
+pub fn write_file_keeping(body: &Body, kept: &[&str]) -> String {
     let mut out = String::new();
-    write_body(&mut out, body, 0);
+    write_body(&mut out, kept, body, 0);
     out
 }
 
-fn write_body(out: &mut String, body: &Body, depth: usize) {
+fn write_body(out: &mut String, kept: &[&str], body: &Body, depth: usize) {
     let lines = body.attributes.iter().map(|a| (a.name.as_str(), &a.value));
-    write_aligned(out, lines, depth, "");
+    write_aligned(out, kept, lines, depth, "");
     for (i, block) in body.blocks.iter().enumerate() {
         if i > 0 || !body.attributes.is_empty() {
             out.push('\n');
         }
-        write_block(out, block, depth);
+        write_block(out, kept, block, depth);
     }
 }
 
-fn write_block(out: &mut String, block: &Block, depth: usize) {
+fn write_block(out: &mut String, kept: &[&str], block: &Block, depth: usize) {
     indent(out, depth);
     for (i, part) in block.name.iter().enumerate() {
         if i > 0 {
@@ -177,14 +193,14 @@ fn write_block(out: &mut String, block: &Block, depth: usize) {
     }
     if let Some(label) = &block.label {
         out.push(' ');
-        write_string(out, label.as_str());
+        write_string(out, label.as_str(), Some(kept));
     }
     if block.body.is_empty() {
         out.push_str(" { }\n");
         return;
     }
     out.push_str(" {\n");
-    write_body(out, &block.body, depth + 1);
+    write_body(out, kept, &block.body, depth + 1);
     indent(out, depth);
     out.push_str("}\n");
 }
@@ -193,6 +209,7 @@ fn write_block(out: &mut String, block: &Block, depth: usize) {
 /// padded over each run of lines that Alloy's printer aligns.
 fn write_aligned<'a>(
     out: &mut String,
+    kept: &[&str],
     lines: impl Iterator<Item = (&'a str, &'a Expr)> + Clone,
     depth: usize,
     terminator: &str,
@@ -205,13 +222,17 @@ fn write_aligned<'a>(
             .position(|(_, value)| value.spans_lines())
             .map_or(lines.len(), |i| run_start + i + 1);
         let run = &lines[run_start..run_end];
-        let width = run.iter().map(|(key, _)| key_width(key)).max().unwrap_or(0);
+        let width = run
+            .iter()
+            .map(|(key, _)| key_width(kept, key))
+            .max()
+            .unwrap_or(0);
         for (key, value) in run {
             indent(out, depth);
-            write_key(out, key);
-            out.extend(std::iter::repeat_n(' ', width - key_width(key)));
+            write_key(out, kept, key);
+            out.extend(std::iter::repeat_n(' ', width - key_width(kept, key)));
             out.push_str(" = ");
-            write_expr(out, value, depth);
+            write_expr(out, kept, value, depth);
             out.push_str(terminator);
             out.push('\n');
         }
@@ -220,26 +241,33 @@ fn write_aligned<'a>(
 }
 
 /// The width Alloy's aligner gives a key: characters, not bytes.
-fn key_width(key: &str) -> usize {
+fn key_width(kept: &[&str], key: &str) -> usize {
     let mut text = String::new();
-    write_key(&mut text, key);
+    write_key(&mut text, kept, key);
     text.chars().count()
 }
 
-fn write_key(out: &mut String, key: &str) {
+fn write_key(out: &mut String, kept: &[&str], key: &str) {
     if is_identifier(key) {
         out.push_str(key);
     } else {
-        write_string(out, key);
+        write_string(out, key, Some(kept));
     }
 }
 
-fn write_expr(out: &mut String, expr: &Expr, depth: usize) {
+fn write_expr(out: &mut String, kept: &[&str], expr: &Expr, depth: usize) {
     match expr {
-        Expr::String(text) => write_string(out, text),
+        Expr::String(text) => write_string(out, text, Some(kept)),
+        Expr::PodVariable(text) => write_string(out, text, None),
         Expr::Int(n) => {
             let _ = write!(out, "{n}");
         }
+        // Rust's shortest round-trip form (`1.1`, `2`, `1e-7`), which Alloy reads back;
+        // a value that is not finite has no literal, so it is written as null.
+        Expr::Float(f) if f.is_finite() => {
+            let _ = write!(out, "{f}");
+        }
+        Expr::Float(_) => out.push_str("null"),
         Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Expr::Null => out.push_str("null"),
         Expr::Reference(path) => {
@@ -253,7 +281,7 @@ fn write_expr(out: &mut String, expr: &Expr, depth: usize) {
         Expr::Object(entries) if entries.is_empty() => out.push_str("{}"),
         Expr::Object(entries) => {
             out.push_str("{\n");
-            write_object_entries(out, entries, depth + 1);
+            write_object_entries(out, kept, entries, depth + 1);
             indent(out, depth);
             out.push('}');
         }
@@ -263,22 +291,22 @@ fn write_expr(out: &mut String, expr: &Expr, depth: usize) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_expr(out, item, depth);
+                write_expr(out, kept, item, depth);
             }
             out.push(']');
         }
-        Expr::Array(items) => write_spanning_array(out, items, depth),
+        Expr::Array(items) => write_spanning_array(out, kept, items, depth),
     }
 }
 
-fn write_object_entries(out: &mut String, entries: &[(String, Expr)], depth: usize) {
+fn write_object_entries(out: &mut String, kept: &[&str], entries: &[(String, Expr)], depth: usize) {
     let lines = entries.iter().map(|(key, value)| (key.as_str(), value));
-    write_aligned(out, lines, depth, ",");
+    write_aligned(out, kept, lines, depth, ",");
 }
 
 /// An array with an element on several lines: objects chained as `[{ ... }, { ... }]`,
 /// anything else one element per line.
-fn write_spanning_array(out: &mut String, items: &[Expr], depth: usize) {
+fn write_spanning_array(out: &mut String, kept: &[&str], items: &[Expr], depth: usize) {
     let all_objects = items
         .iter()
         .all(|item| matches!(item, Expr::Object(entries) if !entries.is_empty()));
@@ -288,7 +316,7 @@ fn write_spanning_array(out: &mut String, items: &[Expr], depth: usize) {
             if i > 0 {
                 out.push_str(", ");
             }
-            write_expr(out, item, depth);
+            write_expr(out, kept, item, depth);
         }
         out.push(']');
         return;
@@ -296,7 +324,7 @@ fn write_spanning_array(out: &mut String, items: &[Expr], depth: usize) {
     out.push_str("[\n");
     for item in items {
         indent(out, depth + 1);
-        write_expr(out, item, depth + 1);
+        write_expr(out, kept, item, depth + 1);
         out.push_str(",\n");
     }
     indent(out, depth);
@@ -308,17 +336,37 @@ fn indent(out: &mut String, depth: usize) {
 }
 
 /// `text` as one Alloy string literal. Quotes and backslashes are escaped; so is every
-/// control character (a raw tab would also be eaten by `alloy fmt`'s aligner); everything
-/// else, any Unicode text, is written as it is.
-fn write_string(out: &mut String, text: &str) {
+/// control character (a raw tab would also be eaten by `alloy fmt`'s aligner), and a `(` after
+/// a `$` (module docs) unless the reference starts one of `kept`; everything else, any
+/// Unicode text, is written as it is. `kept: None` writes every `$(` as it is.
+fn write_string(out: &mut String, text: &str, kept: Option<&[&str]>) {
     out.push('"');
-    for c in text.chars() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            '$' if chars.peek().is_some_and(|(_, next)| *next == '(') => {
+                let reference =
+                    kept.and_then(|kept| kept.iter().find(|k| text[at..].starts_with(**k)));
+                match (kept, reference) {
+                    (None, _) => out.push('$'),
+                    (Some(_), Some(reference)) => {
+                        out.push_str(reference);
+                        // The reference is ASCII: skip its characters after the `$`.
+                        for _ in 1..reference.len() {
+                            chars.next();
+                        }
+                    }
+                    (Some(_), None) => {
+                        out.push_str("$\\u0028");
+                        chars.next();
+                    }
+                }
+            }
             c if c.is_control() || is_line_separator(c) => {
                 let code = u32::from(c);
                 let _ = if code <= 0xFFFF {
@@ -405,11 +453,13 @@ mod tests {
             "\u{0} \u{1} \u{7f} \u{85} \u{2028} \u{2029}",
             "é 漢字 🙂",
             "\" + sys.env(\"SECRET\") + \"",
+            "$(SHARD) $$(SHARDS) $ ( $)",
         ];
         for text in hostile {
             let mut literal = String::new();
-            write_string(&mut literal, text);
+            write_string(&mut literal, text, Some(&[]));
             assert!(!literal.contains('\n'), "{literal}");
+            assert!(!literal.contains("$("), "{literal}");
             assert_eq!(read_string(&literal), text, "{literal}");
         }
     }

@@ -18,6 +18,7 @@
 
 pub mod admission;
 pub mod alloy;
+pub mod alloy_native;
 pub mod alloy_syntax;
 pub mod asset_key;
 pub mod assets;

@@ -36,6 +36,9 @@ pub struct RenderedConfig {
     pub segments: Vec<String>,
     /// Whose config it is: metrics, logs or integrations.
     pub subsystem: Subsystem,
+    /// Written in Alloy's own syntax ([`crate::alloy_native`]), not as a static-mode
+    /// agent.yml.
+    pub alloy_syntax: bool,
     /// Through the metrics cache, still in pieces: laid out by the first
     /// [`ConfigText::as_str`] (a controller never reads it).
     pub text: ConfigText,
@@ -367,6 +370,7 @@ impl Planner<'_> {
             secret_name: name,
             segments: segment_names,
             subsystem,
+            alloy_syntax: subsystem == Subsystem::Metrics && crate::alloy::native_metrics(self.h),
             text,
         });
     }
@@ -490,6 +494,13 @@ pub fn plan_with_metrics(
         Err(_) => MetricsConfig::Rendered(None),
     };
     match metrics {
+        MetricsConfig::Rendered(None) => {}
+        // Alloy's own syntax: from the whole typed document (no per-monitor cache yet).
+        _ if crate::alloy::native_metrics(h) => match crate::alloy_native::metrics_text(h) {
+            Ok(Some(rendered)) => p.metrics_secret(rendered, None),
+            Ok(None) => {}
+            Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
+        },
         // Monitor by monitor, so the whole typed document is never held (same text).
         MetricsConfig::Render => match render_metrics_text(h) {
             Ok(Some(rendered)) => p.metrics_secret(rendered, None),
@@ -497,7 +508,6 @@ pub fn plan_with_metrics(
             Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
         MetricsConfig::Rendered(Some(rendered)) => p.metrics_secret(rendered, None),
-        MetricsConfig::Rendered(None) => {}
         MetricsConfig::Cache(cache) => match cache.render(h) {
             Ok(Some((rendered, _))) => p.metrics_secret(rendered, Some(cache.segment_cache())),
             Ok(None) => {}

@@ -41,7 +41,7 @@ fn document() -> Body {
     // Keys without escapes: `alloy fmt` escapes an escaped key's text again (module docs).
     let labels = Expr::Object(
         [
-            "${HOSTNAME} $(SHARD)",
+            "${HOSTNAME} $ (SHARD)",
             "é 漢字 🙂",
             "a b",
             "7",

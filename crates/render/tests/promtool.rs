@@ -148,7 +148,8 @@ fn case_files(case: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
             .find(|a| InputRef::of(Kind::GrafanaAgent, a.as_ref()) == plan.agent)
             .ok_or_else(|| format!("agent {} not in the input", plan.agent))?;
         let env = support::shard_zero_env(agent);
-        for config in &plan.configs {
+        // Static-mode configs: Prometheus' own syntax inside (Alloy's are alloy_native's).
+        for config in plan.configs.iter().filter(|c| !c.alloy_syntax) {
             let expanded = support::expand_reloader_env(config.text.as_str(), &env)
                 .map_err(|e| format!("{}: {e}", config.secret_name))?;
             let parsed: Value = serde_saphyr::from_str(&expanded)

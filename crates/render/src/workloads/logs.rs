@@ -43,6 +43,7 @@ pub fn pod_options() -> PodOptions {
             value_env("SHARD", "0"),
         ],
         privileged: true,
+        native_config: false,
     }
 }
 

@@ -108,6 +108,7 @@ pub fn pod_options(
         }],
         env,
         privileged: false,
+        native_config: crate::alloy::native_metrics(cx.h),
     }
 }
 

@@ -147,6 +147,9 @@ pub struct PodOptions {
     pub env: Vec<EnvVar>,
     /// Runs the grafana-agent container privileged (the logs DaemonSet).
     pub privileged: bool,
+    /// Runtime `alloy` reads the config in Alloy's own syntax, not converted from static
+    /// mode (the metrics StatefulSets of [`crate::alloy::native_metrics`] agents).
+    pub native_config: bool,
 }
 
 /// A finished template and what the workload around it needs.
@@ -229,9 +232,9 @@ pub fn unused_settings(h: &Hierarchy) -> Vec<Rejection> {
     .collect()
 }
 
-fn agent_args(h: &Hierarchy) -> Vec<String> {
+fn agent_args(h: &Hierarchy, native_config: bool) -> Vec<String> {
     if runtime(h) == Runtime::Alloy {
-        return alloy_args(h);
+        return alloy_args(h, native_config);
     }
     let spec = &h.agent.spec;
     let mut args: Vec<String> = [
@@ -254,20 +257,25 @@ fn agent_args(h: &Hierarchy) -> Vec<String> {
     args
 }
 
-/// Alloy running the same file in static format: converted at start and on every reload,
-/// never with `--config.bypass-conversion-errors` (a config Alloy cannot convert fully must
-/// fail loudly, not run in part). Alloy does not read its listen address from the file, so it
-/// is given here, on the agent's port.
-fn alloy_args(h: &Hierarchy) -> Vec<String> {
+/// Alloy running the config file: in Alloy's syntax when `native_config`, else in static
+/// format, converted at start and on every reload, never with
+/// `--config.bypass-conversion-errors` (a config Alloy cannot convert fully must fail loudly,
+/// not run in part). Alloy does not read its listen address from the file, so it is given
+/// here, on the agent's port.
+fn alloy_args(h: &Hierarchy, native_config: bool) -> Vec<String> {
     let spec = &h.agent.spec;
     let mut args = vec![
         "run".to_owned(),
         "/var/lib/grafana-agent/config/agent.yml".to_owned(),
-        "--config.format=static".to_owned(),
-        format!("--config.extra-args={ALLOY_EXTRA_ARGS}"),
+    ];
+    if !native_config {
+        args.push("--config.format=static".to_owned());
+        args.push(format!("--config.extra-args={ALLOY_EXTRA_ARGS}"));
+    }
+    args.extend([
         format!("--server.http.listen-addr=0.0.0.0:{AGENT_PORT}"),
         format!("--storage.path={ALLOY_STORAGE_PATH}"),
-    ];
+    ]);
     if spec.disable_reporting {
         args.push("--disable-reporting".to_owned());
     }
@@ -686,7 +694,7 @@ pub fn pod_template(
     let agent = Container {
         name: AGENT_CONTAINER.to_owned(),
         image: Some(agent_image(h)),
-        args: Some(agent_args(h)),
+        args: Some(agent_args(h, options.native_config)),
         ports: Some(vec![ContainerPort {
             name: Some(port_name.clone()),
             container_port: AGENT_PORT,

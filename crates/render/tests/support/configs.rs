@@ -66,7 +66,8 @@ fn assets_of(plan: &Plan) -> BTreeMap<String, Vec<u8>> {
         .unwrap_or_default()
 }
 
-/// Writes each config of `plans` that runs on `runtime` (shard 0, expanded) into `dir`.
+/// Writes each static-mode config of `plans` that runs on `runtime` (shard 0, expanded) into
+/// `dir`; configs in Alloy's syntax are `alloy_native`'s to check.
 pub fn config_files(
     case: &str,
     store: &InputStore,
@@ -85,7 +86,8 @@ pub fn config_files(
         }
         let env = super::shard_zero_env(agent);
         let assets = assets_of(plan);
-        for config in &plan.configs {
+        // Static-mode configs only: what the agent loads and Alloy converts.
+        for config in plan.configs.iter().filter(|c| !c.alloy_syntax) {
             let expanded = super::expand_reloader_env(config.text.as_str(), &env)
                 .map_err(|e| format!("{}: {e}", config.secret_name))?;
             let parsed: Value = serde_saphyr::from_str(&expanded)

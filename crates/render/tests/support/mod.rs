@@ -16,6 +16,7 @@
 
 #![allow(dead_code)]
 
+pub mod alloy_parse;
 pub mod configs;
 
 use std::collections::BTreeMap;
@@ -51,7 +52,7 @@ pub fn cases(area: &str) -> Vec<PathBuf> {
     cases
 }
 
-fn options(dir: &Path) -> PlanOptions {
+pub fn options(dir: &Path) -> PlanOptions {
     let mut opts = PlanOptions::default();
     let path = dir.join("options.yaml");
     if let Ok(text) = std::fs::read_to_string(&path) {

@@ -1,0 +1,557 @@
+//! The metrics of an agent in Alloy components: per MetricsInstance one
+//! `prometheus.remote_write` (its endpoints, the external labels, its WAL settings), per scrape
+//! job a `discovery.kubernetes` (or inline static targets), a `discovery.relabel`, a
+//! `prometheus.scrape` and, when the job relabels samples, a `prometheus.relabel`.
+//!
+//! Component labels are those Alloy's own static converter gives (`metrics_<instance>` and
+//! `metrics_<instance>_<job>`, sanitised), so a switch between the two paths shows the same
+//! components; they are unique because `crate::alloy` already keeps instance and job names
+//! apart after sanitising.
+
+use crate::alloy::identifier;
+use crate::alloy_syntax::{Block, Body, Expr, Identifier};
+use crate::config::common::{KubernetesSdConfig, RelabelRule, SdNamespaces};
+use crate::config::metrics::remote_write::{MetadataConfigOut, QueueConfigOut, SigV4Out};
+use crate::config::metrics::scrape::StaticConfig;
+use crate::config::metrics::{
+    GlobalConfig, InstanceConfig, MetricsSection, RemoteWriteConfig, ScrapeConfig,
+    ScrapeConfigEntry,
+};
+
+use super::http::{authorization, basic_auth, bearer, oauth2, string_map, tls_config};
+use super::{
+    NativeError, block, component, config_string, duration, label, milliseconds, name, optional,
+    reference,
+};
+
+/// Prometheus' (and Alloy's) defaults for a job that sets neither, nor the GrafanaAgent.
+const DEFAULT_SCRAPE_INTERVAL: &str = "1m";
+const DEFAULT_SCRAPE_TIMEOUT: &str = "10s";
+
+/// Every component of `section`, instance after instance, in the order Alloy's converter
+/// lists kinds (discoveries, relabels, scrapes, sample relabels, remote_writes), each kind in
+/// job order.
+pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
+    let mut kinds: [Vec<Block>; 5] = Default::default();
+    for instance in &section.configs {
+        let prefix = label(format!("metrics_{}", identifier(&instance.name)))?;
+        let receiver = reference("prometheus.remote_write", &prefix, "receiver");
+        for entry in &instance.scrape_configs {
+            let job = match entry {
+                ScrapeConfigEntry::Generated(job) => job,
+                ScrapeConfigEntry::Verbatim(_) => {
+                    return Err(NativeError::Verbatim {
+                        instance: instance.name.clone(),
+                        job: entry.job_name().to_owned(),
+                    });
+                }
+            };
+            let job_label = label(format!("{}_{}", prefix.as_str(), identifier(&job.job_name)))?;
+            let blocks = scrape_job(job, &section.global, &job_label, receiver.clone())?;
+            for (kind, block) in blocks.into_iter().enumerate() {
+                kinds[kind].extend(block);
+            }
+        }
+        kinds[4].push(remote_write(section, instance, &prefix));
+    }
+    let mut body = Body::default();
+    for block in kinds.into_iter().flatten() {
+        body.block(block);
+    }
+    Ok(body)
+}
+
+/// The components of one job, by kind: `[discovery, relabel, scrape, sample relabel]`.
+fn scrape_job(
+    job: &ScrapeConfig,
+    global: &GlobalConfig,
+    label: &Identifier,
+    receiver: Expr,
+) -> Result<[Option<Block>; 4], NativeError> {
+    let ScrapeConfig {
+        job_name,
+        honor_labels,
+        honor_timestamps,
+        track_timestamps_staleness,
+        scrape_interval,
+        scrape_timeout,
+        scrape_protocols,
+        fallback_scrape_protocol,
+        scrape_classic_histograms,
+        always_scrape_classic_histograms,
+        convert_classic_histograms_to_nhcb,
+        metrics_path,
+        scheme,
+        params,
+        proxy_url,
+        no_proxy,
+        proxy_from_environment,
+        proxy_connect_header,
+        enable_http2,
+        follow_redirects,
+        kubernetes_sd_configs,
+        static_configs,
+        tls_config: tls,
+        bearer_token_file,
+        bearer_token,
+        basic_auth: basic,
+        authorization: auth,
+        oauth2: oauth,
+        relabel_configs,
+        metric_relabel_configs,
+        sample_limit,
+        target_limit,
+        body_size_limit,
+        label_limit,
+        label_name_length_limit,
+        label_value_length_limit,
+        native_histogram_bucket_limit,
+        native_histogram_min_bucket_factor,
+        keep_dropped_targets,
+        scrape_config,
+    } = job;
+    // ScrapeConfigs' discoveries and settings are not written natively yet: an agent that
+    // selects any keeps the static format (`crate::alloy::native_metrics`).
+    if scrape_config.is_some() {
+        return Err(NativeError::Unsupported {
+            job: job_name.clone(),
+            what: "a ScrapeConfig".into(),
+        });
+    }
+    // The settings the renderer writes for the agent only (Alloy's converter refuses them,
+    // and runtime alloy warns about them instead): never set in a config for Alloy.
+    let agent_only = [
+        (
+            "trackTimestampsStaleness",
+            track_timestamps_staleness.is_some(),
+        ),
+        (
+            "nativeHistogramBucketLimit",
+            native_histogram_bucket_limit.is_some(),
+        ),
+        ("keepDroppedTargets", keep_dropped_targets.is_some()),
+    ];
+    if let Some((field, _)) = agent_only.iter().find(|(_, set)| *set) {
+        return Err(NativeError::Unsupported {
+            job: job_name.clone(),
+            what: format!("{field}, a setting of the agent runtime only,"),
+        });
+    }
+
+    let (discovery, targets) = match (kubernetes_sd_configs.as_slice(), static_configs.as_slice()) {
+        ([], statics) => (None, static_targets(statics)),
+        ([sd], []) => (
+            Some(kubernetes_discovery(sd, label)),
+            reference("discovery.kubernetes", label, "targets"),
+        ),
+        _ => {
+            return Err(NativeError::Unsupported {
+                job: job_name.clone(),
+                what: "more than one service discovery".into(),
+            });
+        }
+    };
+    let (relabel, targets) = if relabel_configs.is_empty() {
+        (None, targets)
+    } else {
+        let mut b = component("discovery.relabel", label);
+        b.body.attribute(name("targets"), targets);
+        rules(&mut b.body, "rule", relabel_configs);
+        (Some(b), reference("discovery.relabel", label, "output"))
+    };
+    let (sample_relabel, forward_to) = if metric_relabel_configs.is_empty() {
+        (None, receiver)
+    } else {
+        let mut b = component("prometheus.relabel", label);
+        b.body
+            .attribute(name("forward_to"), Expr::Array(vec![receiver]));
+        rules(&mut b.body, "rule", metric_relabel_configs);
+        (Some(b), reference("prometheus.relabel", label, "receiver"))
+    };
+
+    let mut scrape = component("prometheus.scrape", label);
+    let body = &mut scrape.body;
+    body.attribute(name("targets"), targets)
+        .attribute(name("forward_to"), Expr::Array(vec![forward_to]))
+        .attribute(name("job_name"), Expr::string(job_name));
+    optional(body, "honor_labels", honor_labels.map(Expr::Bool));
+    optional(body, "honor_timestamps", honor_timestamps.map(Expr::Bool));
+    // Prometheus 3's name; the Prometheus 2 one is the agent's, for the same field.
+    let classic = always_scrape_classic_histograms.or(*scrape_classic_histograms);
+    optional(body, "scrape_classic_histograms", classic.map(Expr::Bool));
+    optional(
+        body,
+        "convert_classic_histograms_to_nhcb",
+        convert_classic_histograms_to_nhcb.map(Expr::Bool),
+    );
+    if !scrape_protocols.is_empty() {
+        body.attribute(name("scrape_protocols"), Expr::strings(scrape_protocols));
+    }
+    optional(
+        body,
+        "scrape_fallback_protocol",
+        fallback_scrape_protocol.as_deref().map(Expr::string),
+    );
+    if !params.is_empty() {
+        let params = params
+            .iter()
+            .map(|(k, values)| (k.clone(), Expr::strings(values)))
+            .collect();
+        body.attribute(name("params"), Expr::Object(params));
+    }
+    // The agent's defaults for jobs without their own; Alloy's component has no global.
+    let interval = scrape_interval.as_ref().or(global.scrape_interval.as_ref());
+    optional(body, "scrape_interval", interval.map(|d| duration(d)));
+    // A job without a timeout gets the GrafanaAgent's (else 10s), shortened to the interval
+    // when longer, as Prometheus does; Alloy would refuse the job instead.
+    let timeout = scrape_timeout.as_deref().or_else(|| {
+        let interval = interval.map_or(DEFAULT_SCRAPE_INTERVAL, String::as_str);
+        let inherited = global.scrape_timeout.as_deref();
+        let longer =
+            milliseconds(inherited.unwrap_or(DEFAULT_SCRAPE_TIMEOUT))? > milliseconds(interval)?;
+        if longer { Some(interval) } else { inherited }
+    });
+    optional(body, "scrape_timeout", timeout.map(duration));
+    optional(
+        body,
+        "metrics_path",
+        metrics_path.as_deref().map(Expr::string),
+    );
+    optional(body, "scheme", scheme.as_deref().map(Expr::string));
+    optional(body, "sample_limit", sample_limit.map(int));
+    optional(body, "target_limit", target_limit.map(int));
+    optional(
+        body,
+        "body_size_limit",
+        body_size_limit.as_deref().map(Expr::string),
+    );
+    optional(body, "label_limit", label_limit.map(int));
+    optional(
+        body,
+        "label_name_length_limit",
+        label_name_length_limit.map(int),
+    );
+    optional(
+        body,
+        "label_value_length_limit",
+        label_value_length_limit.map(int),
+    );
+    optional(
+        body,
+        "native_histogram_min_bucket_factor",
+        native_histogram_min_bucket_factor
+            .as_ref()
+            .map(|f| Expr::Float(f.0)),
+    );
+    optional(body, "proxy_url", proxy_url.as_deref().map(Expr::string));
+    optional(body, "no_proxy", no_proxy.as_deref().map(Expr::string));
+    optional(
+        body,
+        "proxy_from_environment",
+        proxy_from_environment.map(Expr::Bool),
+    );
+    if !proxy_connect_header.is_empty() {
+        let headers = proxy_connect_header
+            .iter()
+            .map(|(k, values)| (k.clone(), Expr::strings(values)))
+            .collect();
+        body.attribute(name("proxy_connect_header"), Expr::Object(headers));
+    }
+    optional(body, "follow_redirects", follow_redirects.map(Expr::Bool));
+    optional(body, "enable_http2", enable_http2.map(Expr::Bool));
+    if let Some(b) = basic {
+        basic_auth(body, b);
+    }
+    if let Some(a) = auth {
+        authorization(body, a);
+    }
+    bearer(body, bearer_token.as_deref(), bearer_token_file.as_deref());
+    if let Some(o) = oauth {
+        oauth2(body, o);
+    }
+    if let Some(t) = tls {
+        tls_config(body, t);
+    }
+    Ok([discovery, relabel, Some(scrape), sample_relabel])
+}
+
+fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
+    let KubernetesSdConfig {
+        role,
+        namespaces,
+        api_server,
+        basic_auth: basic,
+        authorization: auth,
+        tls_config: tls,
+        attach_metadata,
+        selectors,
+    } = sd;
+    let mut b = component("discovery.kubernetes", label);
+    let body = &mut b.body;
+    body.attribute(name("role"), Expr::string(role));
+    optional(body, "api_server", api_server.as_deref().map(Expr::string));
+    if let Some(SdNamespaces { names }) = namespaces {
+        let mut n = block("namespaces");
+        n.body.attribute(name("names"), Expr::strings(names));
+        body.block(n);
+    }
+    for selector in selectors {
+        let mut b = block("selectors");
+        b.body
+            .attribute(name("role"), Expr::string(&selector.role))
+            .attribute(name("label"), Expr::string(&selector.label));
+        body.block(b);
+    }
+    if let Some(metadata) = attach_metadata {
+        let mut b = block("attach_metadata");
+        b.body.attribute(name("node"), Expr::Bool(metadata.node));
+        body.block(b);
+    }
+    if let Some(a) = basic {
+        basic_auth(body, a);
+    }
+    if let Some(a) = auth {
+        authorization(body, a);
+    }
+    if let Some(t) = tls {
+        tls_config(body, t);
+    }
+    b
+}
+
+/// Static targets as Alloy takes them: one object per target, its group's labels beside its
+/// `__address__`.
+fn static_targets(groups: &[StaticConfig]) -> Expr {
+    Expr::Array(
+        groups
+            .iter()
+            .flat_map(|group| {
+                group.targets.iter().map(|target| {
+                    let mut labels = vec![("__address__".to_owned(), Expr::string(target))];
+                    labels.extend(
+                        group
+                            .labels
+                            .iter()
+                            .map(|(k, v)| (k.clone(), Expr::string(v))),
+                    );
+                    Expr::Object(labels)
+                })
+            })
+            .collect(),
+    )
+}
+
+/// One `block_name` block per rule, its fields under Alloy's names.
+fn rules(out: &mut Body, block_name: &str, rules: &[RelabelRule]) {
+    for rule in rules {
+        let RelabelRule {
+            source_labels,
+            separator,
+            regex,
+            modulus,
+            target_label,
+            replacement,
+            action,
+        } = rule;
+        let mut b = block(block_name);
+        if !source_labels.is_empty() {
+            b.body
+                .attribute(name("source_labels"), Expr::strings(source_labels));
+        }
+        optional(
+            &mut b.body,
+            "separator",
+            separator.as_deref().map(Expr::string),
+        );
+        optional(&mut b.body, "regex", regex.as_ref().map(config_string));
+        optional(&mut b.body, "modulus", modulus.map(int));
+        optional(
+            &mut b.body,
+            "target_label",
+            target_label.as_deref().map(Expr::string),
+        );
+        optional(
+            &mut b.body,
+            "replacement",
+            replacement.as_deref().map(Expr::string),
+        );
+        // Prometheus reads actions in any case; Alloy's names are lower case.
+        let action = action.as_deref().map(str::to_ascii_lowercase);
+        optional(&mut b.body, "action", action.map(Expr::String));
+        out.block(b);
+    }
+}
+
+/// The instance's `prometheus.remote_write`: its own endpoints, else the GrafanaAgent's (as
+/// the agent falls back to `global.remote_write`), the external labels, and the WAL settings.
+fn remote_write(section: &MetricsSection, instance: &InstanceConfig, label: &Identifier) -> Block {
+    let InstanceConfig {
+        name: _,
+        wal_truncate_frequency,
+        min_wal_time,
+        max_wal_time,
+        remote_flush_deadline: _,
+        write_stale_on_shutdown: _,
+        remote_write: own,
+        scrape_configs: _,
+    } = instance;
+    let mut b = component("prometheus.remote_write", label);
+    let labels = &section.global.external_labels;
+    if !labels.is_empty() {
+        let labels = labels
+            .iter()
+            .map(|(k, v)| (k.clone(), config_string(v)))
+            .collect();
+        b.body
+            .attribute(name("external_labels"), Expr::Object(labels));
+    }
+    let endpoints = if own.is_empty() {
+        &section.global.remote_write
+    } else {
+        own
+    };
+    for rw in endpoints {
+        b.body.block(endpoint(rw));
+    }
+    if wal_truncate_frequency.is_some() || min_wal_time.is_some() || max_wal_time.is_some() {
+        let mut wal = block("wal");
+        let durations = [
+            ("truncate_frequency", wal_truncate_frequency),
+            ("min_keepalive_time", min_wal_time),
+            ("max_keepalive_time", max_wal_time),
+        ];
+        for (key, value) in durations {
+            optional(&mut wal.body, key, value.as_deref().map(duration));
+        }
+        b.body.block(wal);
+    }
+    b
+}
+
+fn endpoint(rw: &RemoteWriteConfig) -> Block {
+    let RemoteWriteConfig {
+        url,
+        name: endpoint_name,
+        remote_timeout,
+        headers,
+        write_relabel_configs,
+        tls_config: tls,
+        basic_auth: basic,
+        oauth2: oauth,
+        authorization: auth,
+        sigv4,
+        proxy_url,
+        queue_config,
+        metadata_config,
+    } = rw;
+    let mut b = block("endpoint");
+    let body = &mut b.body;
+    optional(body, "name", endpoint_name.as_deref().map(Expr::string));
+    body.attribute(name("url"), Expr::string(url));
+    optional(
+        body,
+        "remote_timeout",
+        remote_timeout.as_deref().map(duration),
+    );
+    if !headers.is_empty() {
+        body.attribute(name("headers"), string_map(headers));
+    }
+    optional(body, "proxy_url", proxy_url.as_deref().map(Expr::string));
+    if let Some(a) = basic {
+        basic_auth(body, a);
+    }
+    if let Some(a) = auth {
+        authorization(body, a);
+    }
+    if let Some(o) = oauth {
+        oauth2(body, o);
+    }
+    if let Some(t) = tls {
+        tls_config(body, t);
+    }
+    if let Some(s) = sigv4 {
+        body.block(sigv4_block(s));
+    }
+    if let Some(q) = queue_config {
+        body.block(queue(q));
+    }
+    if let Some(m) = metadata_config {
+        body.block(metadata(m));
+    }
+    rules(body, "write_relabel_config", write_relabel_configs);
+    b
+}
+
+fn sigv4_block(s: &SigV4Out) -> Block {
+    let SigV4Out {
+        region,
+        access_key,
+        secret_key,
+        profile,
+        role_arn,
+    } = s;
+    let mut b = block("sigv4");
+    let fields = [
+        ("region", region),
+        ("access_key", access_key),
+        ("secret_key", secret_key),
+        ("profile", profile),
+        ("role_arn", role_arn),
+    ];
+    for (key, value) in fields {
+        optional(&mut b.body, key, value.as_deref().map(Expr::string));
+    }
+    b
+}
+
+fn queue(q: &QueueConfigOut) -> Block {
+    let QueueConfigOut {
+        capacity,
+        max_shards,
+        min_shards,
+        max_samples_per_send,
+        batch_send_deadline,
+        min_backoff,
+        max_backoff,
+    } = q;
+    let mut b = block("queue_config");
+    let counts = [
+        ("capacity", capacity),
+        ("max_shards", max_shards),
+        ("min_shards", min_shards),
+        ("max_samples_per_send", max_samples_per_send),
+    ];
+    for (key, value) in counts {
+        optional(&mut b.body, key, value.map(Expr::Int));
+    }
+    let durations = [
+        ("batch_send_deadline", batch_send_deadline),
+        ("min_backoff", min_backoff),
+        ("max_backoff", max_backoff),
+    ];
+    for (key, value) in durations {
+        optional(&mut b.body, key, value.as_deref().map(duration));
+    }
+    b
+}
+
+fn metadata(m: &MetadataConfigOut) -> Block {
+    let MetadataConfigOut {
+        send,
+        send_interval,
+    } = m;
+    let mut b = block("metadata_config");
+    b.body.attribute(name("send"), Expr::Bool(*send));
+    optional(
+        &mut b.body,
+        "send_interval",
+        send_interval.as_deref().map(duration),
+    );
+    b
+}
+
+/// Limits and counts are at most `i64::MAX` in any config a user can write; a larger one
+/// is written as the largest Alloy reads.
+fn int(n: u64) -> Expr {
+    Expr::Int(i64::try_from(n).unwrap_or(i64::MAX))
+}

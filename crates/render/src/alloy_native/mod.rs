@@ -1,0 +1,173 @@
+//! Runtime `alloy` in Alloy's own configuration syntax: the typed static-mode config the
+//! operator renders (the same jobs, rules, credentials and settings as for the agent) written
+//! as Alloy components, instead of handing Alloy a static-mode file to convert with its
+//! "public preview" converter (issue 34).
+//!
+//! One module per concern: [`metrics`] (scrape jobs and remote_write), [`http`] (the client
+//! settings every component shares). Pure: functions of the typed config, written with
+//! [`crate::alloy_syntax`].
+
+pub mod http;
+pub mod metrics;
+
+use thiserror::Error;
+
+use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, write_file_keeping};
+use crate::discover::Hierarchy;
+use crate::expansion::{ConfigString, SHARD_VARIABLES};
+use crate::render_cache::RenderedText;
+
+pub use metrics::metrics;
+
+/// What the native syntax cannot say (yet) of a rendered config, naming the instance and job.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum NativeError {
+    #[error(
+        "MetricsInstance {instance}: job {job:?} comes from additionalScrapeConfigs, which the \
+         native Alloy configuration does not translate"
+    )]
+    Verbatim { instance: String, job: String },
+    #[error("job {job:?}: {what} has no native Alloy translation")]
+    Unsupported { job: String, what: String },
+    #[error("component label: {0}")]
+    Label(#[from] SyntaxError),
+}
+
+/// The metrics StatefulSets' config of `h` in Alloy's syntax, with what rendering left out;
+/// `None` when the agent has no MetricsInstance. For agents of
+/// [`crate::alloy::native_metrics`].
+pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> {
+    let Some(rendered) = crate::config::metrics::render(h) else {
+        return Ok(None);
+    };
+    let section = rendered.config.metrics.unwrap_or_default();
+    Ok(Some(RenderedText {
+        // `$(SHARD)` and `$(SHARDS)` in any string stay the loader's, as in the static-mode
+        // metrics config (upstream documents them for users' own hashmod rules).
+        text: write_file_keeping(&metrics(&section)?, &SHARD_VARIABLES).into(),
+        rejections: rendered.rejections,
+        largest: Vec::new(),
+    }))
+}
+
+/// A component label made of sanitised names.
+fn label(text: String) -> Result<Identifier, NativeError> {
+    Ok(Identifier::new(text)?)
+}
+
+/// An identifier the operator writes itself (attribute and block names).
+fn name(text: &str) -> Identifier {
+    Identifier::new(text).unwrap_or_else(|e| panic!("operator-written name: {e}"))
+}
+
+/// A block without a label: `a.b { }`.
+fn block(dotted: &str) -> Block {
+    Block::new(dotted.split('.').map(name).collect(), None)
+}
+
+/// A component: `kind "label" { }`.
+fn component(kind: &str, label: &Identifier) -> Block {
+    Block::new(kind.split('.').map(name).collect(), Some(label.clone()))
+}
+
+/// `kind.label.export`, the reference to a component's export.
+fn reference(kind: &str, label: &Identifier, export: &str) -> Expr {
+    let mut path: Vec<Identifier> = kind.split('.').map(name).collect();
+    path.push(label.clone());
+    path.push(name(export));
+    Expr::Reference(path)
+}
+
+/// `key = value` when there is a value.
+fn optional(body: &mut Body, key: &str, value: Option<Expr>) {
+    if let Some(value) = value {
+        body.attribute(name(key), value);
+    }
+}
+
+/// A Prometheus duration (`1d12h`, `90s`, `2w`) as Alloy reads durations (Go's, which has
+/// no days, weeks or years): the same length in hours, minutes, seconds and milliseconds. The
+/// typed config holds only durations its renderer checked; anything else is written as it
+/// is, for Alloy to refuse by name.
+fn duration(text: &str) -> Expr {
+    Expr::String(go_duration(text).unwrap_or_else(|| text.to_owned()))
+}
+
+/// The length of a Prometheus duration in milliseconds.
+fn milliseconds(text: &str) -> Option<u128> {
+    const UNITS_MS: [(&str, u128); 7] = [
+        ("ms", 1),
+        ("s", 1_000),
+        ("m", 60_000),
+        ("h", 3_600_000),
+        ("d", 86_400_000),
+        ("w", 604_800_000),
+        ("y", 31_536_000_000),
+    ];
+    if text.is_empty() {
+        return None;
+    }
+    let mut rest = text;
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+        let number: u128 = rest[..digits].parse().ok()?;
+        let after = &rest[digits..];
+        let (unit, ms) = UNITS_MS.iter().find(|(unit, _)| after.starts_with(unit))?;
+        total = total.checked_add(number.checked_mul(*ms)?)?;
+        rest = &after[unit.len()..];
+    }
+    Some(total)
+}
+
+fn go_duration(text: &str) -> Option<String> {
+    let total = milliseconds(text)?;
+    let mut out = String::new();
+    let parts = [
+        (total / 3_600_000, "h"),
+        (total / 60_000 % 60, "m"),
+        (total / 1_000 % 60, "s"),
+        (total % 1_000, "ms"),
+    ];
+    for (value, unit) in parts {
+        if value > 0 {
+            out.push_str(&format!("{value}{unit}"));
+        }
+    }
+    Some(if out.is_empty() { "0s".to_owned() } else { out })
+}
+
+/// A string of the typed config: the operator's pod variables stay references for the config
+/// loader; everything else is a literal.
+fn config_string(text: &ConfigString) -> Expr {
+    match text {
+        ConfigString::Literal(s) => Expr::string(s),
+        ConfigString::PodVariable(s) => Expr::PodVariable(s.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_duration;
+
+    #[test]
+    fn prometheus_durations_become_go_durations_of_the_same_length() {
+        let cases = [
+            ("30s", "30s"),
+            ("1m", "1m"),
+            ("90s", "1m30s"),
+            ("1d12h", "36h"),
+            ("2w", "336h"),
+            ("292y", "2557920h"),
+            ("106751d", "2562024h"),
+            ("1h0m30s250ms", "1h30s250ms"),
+            ("0s", "0s"),
+        ];
+        for (prometheus, go) in cases {
+            assert_eq!(go_duration(prometheus).as_deref(), Some(go), "{prometheus}");
+        }
+        for not_a_duration in ["", "s", "1x", "1.5s", "-1s"] {
+            assert_eq!(go_duration(not_a_duration), None, "{not_a_duration}");
+        }
+    }
+}
