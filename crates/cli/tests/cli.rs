@@ -181,7 +181,8 @@ fn crds_prints_all_or_one_group() {
     let committed = std::fs::read_to_string(root().join("deploy/crds/crds.yaml")).expect("crds");
     assert_eq!(all, committed);
     let coreos = stdout(&agent_operator(&["crds", "--group", "coreos"]));
-    assert_eq!(coreos.matches("kind: CustomResourceDefinition").count(), 3);
+    // ServiceMonitor, PodMonitor, Probe, ScrapeConfig.
+    assert_eq!(coreos.matches("kind: CustomResourceDefinition").count(), 4);
     assert!(!coreos.contains("monitoring.grafana.com"));
 }
 

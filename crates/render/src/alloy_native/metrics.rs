@@ -113,9 +113,8 @@ fn scrape_job(
     // ScrapeConfigs' discoveries and settings are not written natively yet: an agent that
     // selects any keeps the static format (`crate::alloy::native_metrics`).
     if scrape_config.is_some() {
-        return Err(NativeError::Unsupported {
+        return Err(NativeError::ScrapeConfig {
             job: job_name.clone(),
-            what: "a ScrapeConfig".into(),
         });
     }
     // The settings the renderer writes for the agent only (Alloy's converter refuses them,

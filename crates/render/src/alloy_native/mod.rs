@@ -27,6 +27,11 @@ pub enum NativeError {
          native Alloy configuration does not translate"
     )]
     Verbatim { instance: String, job: String },
+    #[error(
+        "job {job:?} comes from a ScrapeConfig, whose discoveries the native Alloy \
+         configuration does not translate yet"
+    )]
+    ScrapeConfig { job: String },
     #[error("job {job:?}: {what} has no native Alloy translation")]
     Unsupported { job: String, what: String },
     #[error("component label: {0}")]
