@@ -44,8 +44,14 @@ const NEWER_THAN_PROMTOOL: [&str; 12] = [
     "convert_classic_histograms_to_nhcb",
 ];
 
-/// Swaps every `kubernetes_sd_configs` of `job` for a static target, and leaves out the keys
-/// promtool is too old for ([`NEWER_THAN_PROMTOOL`], `native_histogram_min_bucket_factor`).
+/// Discoveries Debian's promtool is built without (its package leaves the Consul client
+/// out): a job's entries are swapped for a static target, as Kubernetes discovery's are;
+/// `agent_loads` and `alloy_convert` check them with the real binaries.
+const NOT_IN_DEBIANS_PROMTOOL: [&str; 1] = ["consul_sd_configs"];
+
+/// Swaps every `kubernetes_sd_configs` (and [`NOT_IN_DEBIANS_PROMTOOL`]) of `job` for a static
+/// target, and leaves out the keys promtool is too old for ([`NEWER_THAN_PROMTOOL`],
+/// `native_histogram_min_bucket_factor`).
 fn without_kubernetes_sd(mut job: Value) -> Value {
     if let Some(map) = job.as_object_mut() {
         for key in NEWER_THAN_PROMTOOL
@@ -55,9 +61,15 @@ fn without_kubernetes_sd(mut job: Value) -> Value {
             map.remove(*key);
         }
     }
-    if let Some(map) = job.as_object_mut()
-        && map.remove("kubernetes_sd_configs").is_some()
-    {
+    let swapped = job.as_object_mut().is_some_and(|map| {
+        let kubernetes = map.remove("kubernetes_sd_configs").is_some();
+        let missing = NOT_IN_DEBIANS_PROMTOOL
+            .iter()
+            .filter(|key| map.remove(**key).is_some())
+            .count();
+        kubernetes || missing > 0
+    });
+    if swapped && let Some(map) = job.as_object_mut() {
         let statics = map
             .entry("static_configs")
             .or_insert_with(|| Value::Array(Vec::new()));
