@@ -9,6 +9,9 @@
 #                                           # benchmarks-controller.svg
 #   scripts/bench.sh yaml [FLAGS]           # render::yaml against serde-saphyr's serializer on
 #                                           # the 10k metrics agent.yml (~1 min; not in `all`)
+#   scripts/bench.sh alloy-native [FLAGS]   # the native Alloy metrics config against the
+#                                           # static one Alloy converts, rendered at 10k
+#                                           # ServiceMonitors (~1 min; not in `all`)
 #   scripts/bench.sh versus-upstream [FLAGS]
 #                                           # ours and the upstream Grafana Agent Operator on
 #                                           # the same input, each on a fresh control plane
@@ -24,7 +27,8 @@
 #   scripts/bench.sh --sizes 1000,10000     # flags without a benchmark name go to render
 #
 # FLAGS are those of the bench binary (render), the controller-bench binary (controller),
-# the yaml-bench binary (yaml) or the versus-upstream binary (versus-upstream);
+# the yaml-bench binary (yaml), the alloy-native-bench binary (alloy-native) or the
+# versus-upstream binary (versus-upstream);
 # --help lists them. Inputs, outputs and operator logs go to target/bench/. Run it on a quiet
 # machine: other builds running at the same time inflate every figure.
 set -euo pipefail
@@ -123,6 +127,7 @@ case "$which" in
   render) render "$@" ;;
   controller) controller "$@" ;;
   yaml) "$release/yaml-bench" "$@" ;;
+  alloy-native) "$release/alloy-native-bench" "$@" ;;
   versus-upstream) versus_upstream "$@" ;;
   all)
     echo "# render"

@@ -2039,7 +2039,20 @@ fn refused_config_is_in_the_status(env: &Env) {
 /// issue 35's closing note).
 fn roll_every_agent_pod(env: &Env, patch: &str, what: &str) {
     let rolled = Instant::now();
+    let before = metrics_generations(env);
     patch_agent(env, patch);
+    // `rollout status` of a template the operator has not written yet would see the last
+    // rollout, complete, and return at once (it did on a loaded machine).
+    eventually(
+        "the operator writes both metrics StatefulSets' new template",
+        Duration::from_secs(120),
+        || {
+            metrics_generations(env)
+                .iter()
+                .zip(&before)
+                .all(|(now, was)| now > was)
+        },
+    );
     metrics_pods_rolled_out(env);
     timing(
         &format!("{what} -> every agent pod rolled"),
@@ -2065,6 +2078,27 @@ fn patch_agent(env: &Env, patch: &str) {
         "-p",
         patch,
     ]);
+}
+
+/// The `metadata.generation` of both metrics StatefulSets (0 when unreadable).
+fn metrics_generations(env: &Env) -> Vec<u64> {
+    ["agent", "agent-shard-1"]
+        .iter()
+        .map(|sts| {
+            env.kubectl(&[
+                "-n",
+                "monitoring",
+                "get",
+                "statefulset",
+                sts,
+                "-o",
+                "jsonpath={.metadata.generation}",
+            ])
+            .trim()
+            .parse()
+            .unwrap_or(0)
+        })
+        .collect()
 }
 
 /// Waits until both metrics StatefulSets have every pod of their current template Ready.
