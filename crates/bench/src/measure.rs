@@ -265,6 +265,24 @@ pub fn median(values: &[Duration]) -> Duration {
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
+/// How long `f` took, with the length it returns (the output's size).
+pub fn timed(f: impl FnOnce() -> Result<usize>) -> Result<(Duration, usize)> {
+    let start = Instant::now();
+    let len = f()?;
+    Ok((start.elapsed(), len))
+}
+
+/// A Markdown row `| name | min | median | output |` of interleaved timings.
+pub fn timing_row(name: &str, times: &[Duration], len: usize) {
+    let min = times.iter().min().copied().unwrap_or_default();
+    println!(
+        "| {name} | {} ms | {} ms | {} |",
+        ms(min),
+        ms(median(times)),
+        size(len)
+    );
+}
+
 /// Milliseconds with one decimal.
 pub fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)

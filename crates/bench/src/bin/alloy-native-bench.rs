@@ -6,13 +6,13 @@
 //! same machine load); the minimum and the median of each are printed, with their ratio.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use api::Runtime;
 use api::grafana_agent::{AlloyConfigFormat, AlloySpec};
 use bench::generate::{Params, generate};
-use bench::measure::{load, loadavg, median, ms, size};
+use bench::measure::{load, loadavg, median, timed, timing_row as row};
 use clap::Parser;
 
 #[derive(Parser)]
@@ -26,22 +26,6 @@ struct Args {
     runs: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-}
-
-fn timed(f: impl FnOnce() -> Result<usize>) -> Result<(Duration, usize)> {
-    let start = Instant::now();
-    let len = f()?;
-    Ok((start.elapsed(), len))
-}
-
-fn row(name: &str, times: &[Duration], len: usize) {
-    let min = times.iter().min().copied().unwrap_or_default();
-    println!(
-        "| {name} | {} ms | {} ms | {} |",
-        ms(min),
-        ms(median(times)),
-        size(len)
-    );
 }
 
 fn main() -> Result<()> {

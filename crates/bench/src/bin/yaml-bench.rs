@@ -5,11 +5,11 @@
 //! the minimum and the median of each, and how each writes the strings a YAML 1.1 reader
 //! (the agent's yaml.v2) could take for something else.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use bench::generate::{Params, generate};
-use bench::measure::{load, median, ms, size};
+use bench::measure::{load, median, timed, timing_row as row};
 use clap::Parser;
 use render::config::metrics;
 
@@ -76,22 +76,6 @@ fn read_back_options(text: &str) -> serde_saphyr::Options {
             max_reader_input_bytes: Some(bound),
         },
     }
-}
-
-fn timed(f: impl FnOnce() -> Result<usize>) -> Result<(Duration, usize)> {
-    let start = Instant::now();
-    let len = f()?;
-    Ok((start.elapsed(), len))
-}
-
-fn row(name: &str, times: &[Duration], len: usize) {
-    let min = times.iter().min().copied().unwrap_or_default();
-    println!(
-        "| {name} | {} ms | {} ms | {} |",
-        ms(min),
-        ms(median(times)),
-        size(len)
-    );
 }
 
 fn main() -> Result<()> {
