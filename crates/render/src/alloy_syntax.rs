@@ -210,7 +210,7 @@ fn write_block(out: &mut String, kept: &[&str], block: &Block, depth: usize) {
 fn write_aligned<'a>(
     out: &mut String,
     kept: &[&str],
-    lines: impl Iterator<Item = (&'a str, &'a Expr)> + Clone,
+    lines: impl Iterator<Item = (&'a str, &'a Expr)>,
     depth: usize,
     terminator: &str,
 ) {
@@ -222,15 +222,21 @@ fn write_aligned<'a>(
             .position(|(_, value)| value.spans_lines())
             .map_or(lines.len(), |i| run_start + i + 1);
         let run = &lines[run_start..run_end];
-        let width = run
+        // Each key written once; its width is Alloy's aligner's, in characters.
+        let keys: Vec<(String, usize)> = run
             .iter()
-            .map(|(key, _)| key_width(kept, key))
-            .max()
-            .unwrap_or(0);
-        for (key, value) in run {
+            .map(|(key, _)| {
+                let mut text = String::new();
+                write_key(&mut text, kept, key);
+                let width = text.chars().count();
+                (text, width)
+            })
+            .collect();
+        let width = keys.iter().map(|(_, w)| *w).max().unwrap_or(0);
+        for ((key, key_width), (_, value)) in keys.iter().zip(run) {
             indent(out, depth);
-            write_key(out, kept, key);
-            out.extend(std::iter::repeat_n(' ', width - key_width(kept, key)));
+            out.push_str(key);
+            out.extend(std::iter::repeat_n(' ', width - key_width));
             out.push_str(" = ");
             write_expr(out, kept, value, depth);
             out.push_str(terminator);
@@ -238,13 +244,6 @@ fn write_aligned<'a>(
         }
         run_start = run_end;
     }
-}
-
-/// The width Alloy's aligner gives a key: characters, not bytes.
-fn key_width(kept: &[&str], key: &str) -> usize {
-    let mut text = String::new();
-    write_key(&mut text, kept, key);
-    text.chars().count()
 }
 
 fn write_key(out: &mut String, kept: &[&str], key: &str) {
