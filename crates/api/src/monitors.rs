@@ -10,7 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::prometheus::{
-    BasicAuth, OAuth2, RelabelConfig, SafeAuthorization, SafeTlsConfig, TlsConfig,
+    BasicAuth, EndpointTlsConfig, ProxySettings, RelabelConfig, SafeAuthorization, ScrapeOAuth2,
+    ScrapeTlsConfig, TlsConfig,
 };
 use crate::selectors::{NamespaceSelector, SecretKeySelector};
 
@@ -280,10 +281,11 @@ pub struct ScrapeEndpoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<BasicAuth>,
     /// OAuth2 client credentials for the scrape: the job's `oauth2`, the client ID written
-    /// into the config, the client secret a file of the assets Secret. Combined with another
-    /// way to authenticate it rejects the monitor, as Prometheus refuses the job.
+    /// into the config, the client secret a file of the assets Secret, with the token
+    /// requests' own proxy and TLS settings. Combined with another way to authenticate it
+    /// rejects the monitor, as Prometheus refuses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oauth2: Option<OAuth2>,
+    pub oauth2: Option<ScrapeOAuth2>,
     /// Relabeling rules applied to scraped samples before they are sent on. Rules that write
     /// the GrafanaAgent's `spec.metrics.enforcedNamespaceLabel` are left out.
     // An Option so that an explicitly empty list survives a round trip.
@@ -293,24 +295,11 @@ pub struct ScrapeEndpoint {
     /// before the enforced namespace label and the sharding rules.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relabelings: Vec<RelabelConfig>,
-    /// URL of an HTTP proxy to scrape through.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proxy_url: Option<String>,
-    /// Comma-separated IPs, CIDRs and domain names (with optional ports) to reach without the
-    /// proxy (`no_proxy`). Needs `proxyUrl`: without it the monitor is rejected, as Prometheus
-    /// refuses the job.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_proxy: Option<String>,
-    /// When true, use the proxy that the agent pods' environment names (`HTTP_PROXY`,
-    /// `HTTPS_PROXY`, `NO_PROXY`). Cannot be combined with `proxyUrl` or `noProxy` (the
-    /// monitor is rejected, as Prometheus refuses the job).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proxy_from_environment: Option<bool>,
-    /// Headers sent to the proxy with CONNECT requests, each name with Secret keys (in the
-    /// monitor's namespace) holding its values, written into the config itself. Needs
-    /// `proxyUrl` or `proxyFromEnvironment`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub proxy_connect_header: BTreeMap<String, Vec<SecretKeySelector>>,
+    /// The proxy of the scrapes (`proxyUrl`, `noProxy`, `proxyFromEnvironment`,
+    /// `proxyConnectHeader`); their fields sit directly in this object. Combinations
+    /// Prometheus refuses reject the monitor.
+    #[serde(flatten)]
+    pub proxy: ProxySettings,
     /// Set to false to not follow HTTP redirects (a redirect then fails the scrape); unset or
     /// true keeps Prometheus' default, following them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -335,7 +324,7 @@ pub struct Endpoint {
     /// TLS settings for the scrape. The `caFile`, `certFile` and `keyFile` paths, inside the
     /// agent's pod, win over the Secret or ConfigMap references.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls_config: Option<TlsConfig>,
+    pub tls_config: Option<EndpointTlsConfig>,
     /// Path, inside the agent's pod, of a file holding a bearer token for the scrape. Like the
     /// TLS file paths, it gets the ServiceMonitor rejected when the GrafanaAgent sets
     /// `spec.metrics.arbitraryFSAccessThroughSMs.deny`.
@@ -412,7 +401,7 @@ pub struct PodMetricsEndpoint {
     pub port_number: Option<i32>,
     /// TLS settings for the scrape, from Secrets and ConfigMaps in the PodMonitor's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls_config: Option<SafeTlsConfig>,
+    pub tls_config: Option<ScrapeTlsConfig>,
 }
 
 /// A scrape class of a MetricsInstance (`spec.scrapeClasses`): settings its ServiceMonitors
@@ -525,7 +514,7 @@ pub struct ProbeSpec {
     /// TLS settings for talking to the prober, from Secrets and ConfigMaps in the Probe's
     /// namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls_config: Option<SafeTlsConfig>,
+    pub tls_config: Option<ScrapeTlsConfig>,
     /// A Secret key, in the Probe's namespace, holding a bearer token for the prober. The
     /// value is written into the agent config itself. Ignored when the Secret name is empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -534,9 +523,12 @@ pub struct ProbeSpec {
     /// the username and the password are written into the agent config itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<BasicAuth>,
-    /// OAuth2 client credentials. Accepted for compatibility; not rendered.
+    /// OAuth2 client credentials for the requests to the prober (the job's `oauth2`): the
+    /// client ID written into the config, the client secret a file of the assets Secret, with
+    /// the token requests' own proxy and TLS settings. Combined with another way to
+    /// authenticate it rejects the Probe, as Prometheus refuses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oauth2: Option<OAuth2>,
+    pub oauth2: Option<ScrapeOAuth2>,
     /// An `Authorization` header for the requests to the prober: its type (default `Bearer`)
     /// and credentials from a Secret key in the Probe's namespace, written into the agent
     /// config itself. Combined with `basicAuth` or `bearerTokenSecret` it rejects the Probe, as
@@ -557,6 +549,14 @@ pub struct ProbeSpec {
     /// `labelValueLengthLimit`). Accepted for compatibility; they have no effect.
     #[serde(flatten)]
     pub label_limits: LabelLimits,
+    /// Set to false to not follow HTTP redirects from the prober (a redirect then fails the
+    /// probe); unset or true keeps Prometheus' default, following them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_redirects: Option<bool>,
+    /// Set to false to reach the prober over HTTP/1.1 only; unset or true keeps Prometheus'
+    /// default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable_http2: Option<bool>,
 }
 
 /// Where the prober listens and how to reach it.
@@ -572,10 +572,11 @@ pub struct ProberSpec {
     /// HTTP path of the prober's probe endpoint; an empty path also means `/probe`.
     #[serde(default = "default_prober_path")]
     pub path: String,
-    /// URL of an HTTP proxy to reach the prober through. Accepted for compatibility; not
-    /// rendered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proxy_url: Option<String>,
+    /// The proxy to reach the prober through (`proxyUrl`, `noProxy`, `proxyFromEnvironment`,
+    /// `proxyConnectHeader`), written into the job (the Grafana Agent Operator ignores
+    /// `proxyUrl`); their fields sit directly in this object.
+    #[serde(flatten)]
+    pub proxy: ProxySettings,
 }
 
 impl Default for ProberSpec {
@@ -584,7 +585,7 @@ impl Default for ProberSpec {
             url: String::new(),
             scheme: None,
             path: default_prober_path(),
-            proxy_url: None,
+            proxy: ProxySettings::default(),
         }
     }
 }

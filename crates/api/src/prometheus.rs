@@ -119,6 +119,107 @@ pub struct TlsConfig {
     pub key_file: Option<String>,
 }
 
+/// prometheus-operator's TLS versions, lowest first.
+pub const TLS_VERSIONS: [&str; 4] = ["TLS10", "TLS11", "TLS12", "TLS13"];
+
+/// The TLS versions prometheus-operator's TLS settings have (v0.95) and the Grafana Agent
+/// Operator's do not; only the `monitoring.coreos.com` kinds carry them.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TlsVersions {
+    /// Lowest TLS version accepted (`min_version`), on both runtimes. Unset leaves the
+    /// runtime's default, TLS 1.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = TLS_VERSIONS))]
+    pub min_version: Option<String>,
+    /// Highest TLS version accepted (`max_version`); below `minVersion` rejects the object,
+    /// as Prometheus refuses it. Written for the agent; Alloy has no such setting (a warning:
+    /// it accepts up to TLS 1.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = TLS_VERSIONS))]
+    pub max_version: Option<String>,
+}
+
+/// prometheus-operator's `SafeTLSConfig`: the Secret- and ConfigMap-backed TLS settings plus
+/// the TLS versions. Used by PodMonitor endpoints, Probes, ScrapeConfigs and the token
+/// requests of their OAuth2.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScrapeTlsConfig {
+    /// The Secret- and ConfigMap-backed settings; their fields sit directly in this object.
+    #[serde(flatten)]
+    pub safe: SafeTlsConfig,
+    /// `minVersion` and `maxVersion`; their fields sit directly in this object.
+    #[serde(flatten)]
+    pub versions: TlsVersions,
+}
+
+/// prometheus-operator's `TLSConfig` of ServiceMonitor endpoints: the literal file paths and
+/// Secret-backed settings of [`TlsConfig`] plus the TLS versions.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointTlsConfig {
+    /// The Secret-backed settings and file paths; their fields sit directly in this object.
+    #[serde(flatten)]
+    pub tls: TlsConfig,
+    /// `minVersion` and `maxVersion`; their fields sit directly in this object.
+    #[serde(flatten)]
+    pub versions: TlsVersions,
+}
+
+/// The HTTP proxy of a scrape, a Probe's prober, a discovery or an OAuth2 token request
+/// (prometheus-operator's `ProxyConfig`). Combinations Prometheus refuses reject the object.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProxySettings {
+    /// URL of the proxy (`http`, `https` or `socks5`), written as `proxy_url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = "^(http|https|socks5)://.+$"))]
+    pub proxy_url: Option<String>,
+    /// Comma-separated IPs, CIDRs and domain names (with optional ports) reached without the
+    /// proxy (`no_proxy`). Needs `proxyUrl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+    /// When true, use the proxy the agent pods' environment names (`HTTP_PROXY`,
+    /// `HTTPS_PROXY`, `NO_PROXY`). Cannot be combined with `proxyUrl` or `noProxy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_from_environment: Option<bool>,
+    /// Headers sent to the proxy with CONNECT requests, each name with Secret keys (in the
+    /// object's namespace) holding its values, written into the config itself. Needs
+    /// `proxyUrl` or `proxyFromEnvironment`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub proxy_connect_header: BTreeMap<String, Vec<SecretKeySelector>>,
+}
+
+/// prometheus-operator's `OAuth2` (v0.95): the client credentials of [`OAuth2`] plus the
+/// proxy and TLS settings of the token requests. Used by the `monitoring.coreos.com` kinds.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(transform = token_url_pattern)]
+pub struct ScrapeOAuth2 {
+    /// Client ID, client secret, token URL, scopes and endpoint parameters; their fields sit
+    /// directly in this object.
+    #[serde(flatten)]
+    pub client: OAuth2,
+    /// The proxy of the token requests; its fields sit directly in this object.
+    #[serde(flatten)]
+    pub proxy: ProxySettings,
+    /// TLS settings of the token requests, from Secrets and ConfigMaps in the object's
+    /// namespace. Alloy has no `maxVersion` here: its converter drops it (a warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_config: Option<ScrapeTlsConfig>,
+}
+
+/// `tokenUrl` must be an http or https URL, as prometheus-operator's newer CRDs declare.
+fn token_url_pattern(schema: &mut schemars::Schema) {
+    if let Some(url) = schema
+        .pointer_mut("/properties/tokenUrl")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        url.insert("pattern".to_owned(), "^(http|https)://.+$".into());
+    }
+}
+
 /// HTTP basic authentication, each part read from a Secret key in the namespace of the object
 /// that holds it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]

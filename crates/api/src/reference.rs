@@ -545,7 +545,7 @@ mod tests {
         ] {
             assert!(doc.contains(&format!("\n## {kind}\n")), "{kind}");
         }
-        for shared in ["RelabelConfig", "SafeTlsConfig", "NamespaceSelector"] {
+        for shared in ["RelabelConfig", "ScrapeTlsConfig", "NamespaceSelector"] {
             assert_eq!(
                 doc.matches(&format!("\n### {shared}\n")).count(),
                 1,

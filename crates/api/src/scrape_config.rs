@@ -17,10 +17,9 @@ use serde_json::Value;
 use crate::monitors::{
     AttachMetadata, BYTE_SIZE_PATTERN, LabelLimits, NativeHistogramConfig, SCRAPE_PROTOCOLS,
 };
-use crate::prometheus::{BasicAuth, OAuth2, RelabelConfig, SafeAuthorization, SafeTlsConfig};
-
-/// prometheus-operator's TLS versions.
-pub const TLS_VERSIONS: [&str; 4] = ["TLS10", "TLS11", "TLS12", "TLS13"];
+use crate::prometheus::{
+    BasicAuth, ProxySettings, RelabelConfig, SafeAuthorization, ScrapeOAuth2, ScrapeTlsConfig,
+};
 use crate::selectors::SecretKeySelector;
 
 /// One scrape job, `scrapeConfig/<namespace>/<name>`, with the targets its service discoveries
@@ -370,77 +369,8 @@ fn unrendered_discovery(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
-/// TLS settings of a ScrapeConfig: the Secret- and ConfigMap-backed ones of monitors plus the
-/// TLS versions.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ScrapeTlsConfig {
-    /// The Secret- and ConfigMap-backed settings; their fields sit directly in this object.
-    #[serde(flatten)]
-    pub safe: SafeTlsConfig,
-    /// Lowest TLS version accepted (`min_version`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = TLS_VERSIONS))]
-    pub min_version: Option<String>,
-    /// Highest TLS version accepted (`max_version`). Written for the agent; Alloy's converter
-    /// refuses it (a warning: Alloy accepts up to TLS 1.3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = TLS_VERSIONS))]
-    pub max_version: Option<String>,
-}
-
-/// OAuth 2.0 client credentials of a ScrapeConfig: those of remote_write plus the proxy and
-/// TLS settings of the token requests.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(transform = token_url_pattern)]
-pub struct ScrapeOAuth2 {
-    /// Client ID, client secret, token URL, scopes and endpoint parameters; their fields sit
-    /// directly in this object.
-    #[serde(flatten)]
-    pub client: OAuth2,
-    /// The proxy of the token requests.
-    #[serde(flatten)]
-    pub proxy: ProxySettings,
-    /// TLS settings of the token requests, from Secrets and ConfigMaps in the ScrapeConfig's
-    /// namespace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls_config: Option<ScrapeTlsConfig>,
-}
-
 /// The file names prometheus-operator's CRD accepts for file discovery (Prometheus' rule).
 pub const FILE_SD_PATTERN: &str = r"^[^*]*(\*[^/]*)?\.(json|yml|yaml|JSON|YML|YAML)$";
-
-/// `tokenUrl` must be an http or https URL, as prometheus-operator's newer CRDs declare.
-fn token_url_pattern(schema: &mut schemars::Schema) {
-    if let Some(url) = schema
-        .pointer_mut("/properties/tokenUrl")
-        .and_then(serde_json::Value::as_object_mut)
-    {
-        url.insert("pattern".to_owned(), "^(http|https)://.+$".into());
-    }
-}
-
-/// The HTTP proxy of a scrape or a discovery.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProxySettings {
-    /// URL of the proxy (`http`, `https` or `socks5`), written as `proxy_url`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("pattern" = "^(http|https|socks5)://.+$"))]
-    pub proxy_url: Option<String>,
-    /// Hosts, IP addresses and CIDRs reached without the proxy, comma-separated (`no_proxy`);
-    /// needs `proxyUrl`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_proxy: Option<String>,
-    /// Use the proxy the agent's environment names (`HTTP_PROXY`, ...); excludes `proxyUrl`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proxy_from_environment: Option<bool>,
-    /// Headers sent to the proxy on CONNECT, each value from Secret keys in the ScrapeConfig's
-    /// namespace, written into the agent config itself; needs `proxyUrl`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub proxy_connect_header: BTreeMap<String, Vec<SecretKeySelector>>,
-}
 
 /// A fixed list of targets with the labels they share.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]

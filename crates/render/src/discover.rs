@@ -603,7 +603,7 @@ fn file_access(sm: &ServiceMonitor) -> Option<String> {
         if set(&e.bearer_token_file) {
             return Some(format!("spec.endpoints[{i}].bearerTokenFile"));
         }
-        let tls = e.tls_config.as_ref()?;
+        let tls = &e.tls_config.as_ref()?.tls;
         [
             ("caFile", &tls.ca_file),
             ("certFile", &tls.cert_file),

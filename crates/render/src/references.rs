@@ -5,7 +5,10 @@ use api::grafana_agent::GrafanaAgent;
 use api::logs_instance::LogsClientSpec;
 use api::metrics_instance::RemoteWriteSpec;
 use api::monitors::ScrapeEndpoint;
-use api::prometheus::{ApiServerConfig, BasicAuth, OAuth2, SafeTlsConfig};
+use api::prometheus::{
+    ApiServerConfig, BasicAuth, OAuth2, ProxySettings, SafeAuthorization, SafeTlsConfig,
+    ScrapeOAuth2, ScrapeTlsConfig,
+};
 use api::selectors::{SecretKeySelector, SecretOrConfigMap};
 use api::{Integration, LogsInstance, MetricsInstance, PodMonitor, Probe, ServiceMonitor};
 
@@ -137,7 +140,7 @@ impl Collector<'_> {
             || tls.is_some()
             || e.oauth2.is_some()
             || e.authorization.is_some()
-            || !e.proxy_connect_header.is_empty();
+            || !e.proxy.proxy_connect_header.is_empty();
         if !refers {
             return;
         }
@@ -148,19 +151,14 @@ impl Collector<'_> {
         );
         self.basic_auth(&format!("{f}.basicAuth"), e.basic_auth.as_ref());
         self.tls(&format!("{f}.tlsConfig"), tls);
-        self.oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
+        self.scrape_oauth2(&format!("{f}.oauth2"), e.oauth2.as_ref());
         self.authorization(
             &format!("{f}.authorization"),
             e.authorization
                 .as_ref()
                 .and_then(|a| a.credentials.as_ref()),
         );
-        for (name, selectors) in &e.proxy_connect_header {
-            let header = crate::rejection::key_path(&format!("{f}.proxyConnectHeader"), name);
-            for (i, sel) in selectors.iter().enumerate() {
-                self.secret(format!("{header}[{i}]"), Some(sel));
-            }
-        }
+        self.proxy(&f, &e.proxy);
     }
 }
 
@@ -231,7 +229,7 @@ pub fn of_logs_instance(li: &LogsInstance) -> Vec<Reference> {
 pub fn of_service_monitor(sm: &ServiceMonitor) -> Vec<Reference> {
     collect(&ns(sm), |c| {
         for (i, e) in sm.spec.endpoints.iter().enumerate() {
-            let tls = e.tls_config.as_ref().map(|t| &t.safe);
+            let tls = e.tls_config.as_ref().map(|t| &t.tls.safe);
             c.endpoint(|| format!("spec.endpoints[{i}]"), &e.common, tls);
         }
     })
@@ -243,7 +241,7 @@ pub fn of_pod_monitor(pm: &PodMonitor) -> Vec<Reference> {
             c.endpoint(
                 || format!("spec.podMetricsEndpoints[{i}]"),
                 &e.common,
-                e.tls_config.as_ref(),
+                e.tls_config.as_ref().map(|t| &t.safe),
             );
         }
     })
@@ -257,8 +255,11 @@ pub fn of_probe(p: &Probe) -> Vec<Reference> {
             s.bearer_token_secret.as_ref(),
         );
         c.basic_auth("spec.basicAuth", s.basic_auth.as_ref());
-        c.tls("spec.tlsConfig", s.tls_config.as_ref());
-        c.oauth2("spec.oauth2", s.oauth2.as_ref());
+        c.tls("spec.tlsConfig", s.tls_config.as_ref().map(|t| &t.safe));
+        c.scrape_oauth2("spec.oauth2", s.oauth2.as_ref());
+        if let Some(prober) = &s.prober {
+            c.proxy("spec.prober", &prober.proxy);
+        }
         c.authorization(
             "spec.authorization",
             s.authorization
@@ -349,31 +350,36 @@ impl Collector<'_> {
         &mut self,
         field: &str,
         basic_auth: Option<&BasicAuth>,
-        authorization: Option<&api::prometheus::SafeAuthorization>,
-        oauth2: Option<&api::scrape_config::ScrapeOAuth2>,
-        tls: Option<&api::scrape_config::ScrapeTlsConfig>,
-        proxy: &api::scrape_config::ProxySettings,
+        authorization: Option<&SafeAuthorization>,
+        oauth2: Option<&ScrapeOAuth2>,
+        tls: Option<&ScrapeTlsConfig>,
+        proxy: &ProxySettings,
     ) {
         self.basic_auth(&format!("{field}.basicAuth"), basic_auth);
         self.authorization(
             &format!("{field}.authorization"),
             authorization.and_then(|a| a.credentials.as_ref()),
         );
-        if let Some(o) = oauth2 {
-            let f = format!("{field}.oauth2");
-            self.oauth2(&f, Some(&o.client));
-            self.tls(
-                &format!("{f}.tlsConfig"),
-                o.tls_config.as_ref().map(|t| &t.safe),
-            );
-            self.proxy(&f, &o.proxy);
-        }
+        self.scrape_oauth2(&format!("{field}.oauth2"), oauth2);
         self.tls(&format!("{field}.tlsConfig"), tls.map(|t| &t.safe));
         self.proxy(field, proxy);
     }
 
+    /// The references of prometheus-operator's `oauth2` at `field`: the client's, and its
+    /// token requests' TLS and proxy keys.
+    fn scrape_oauth2(&mut self, field: &str, oauth2: Option<&ScrapeOAuth2>) {
+        if let Some(o) = oauth2 {
+            self.oauth2(field, Some(&o.client));
+            self.tls(
+                &format!("{field}.tlsConfig"),
+                o.tls_config.as_ref().map(|t| &t.safe),
+            );
+            self.proxy(field, &o.proxy);
+        }
+    }
+
     /// The CONNECT header keys of a proxy at `field`.
-    fn proxy(&mut self, field: &str, proxy: &api::scrape_config::ProxySettings) {
+    fn proxy(&mut self, field: &str, proxy: &ProxySettings) {
         for (header, selectors) in &proxy.proxy_connect_header {
             // As `rejection::key_path` writes it (not called: rejection depends on this module).
             let plain = !header.is_empty()

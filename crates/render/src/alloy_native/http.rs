@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::alloy_syntax::{Block, Body, Expr};
-use crate::config::common::{AuthorizationOut, BasicAuthOut, OAuth2Out, TlsConfigOut};
+use crate::config::common::{AuthorizationOut, BasicAuthOut, OAuth2Out, ProxyOut, TlsConfigOut};
 
 use super::{block, name, optional};
 
@@ -69,6 +69,8 @@ pub fn oauth2(out: &mut Body, auth: &OAuth2Out) {
         endpoint_params,
         scopes,
         token_url,
+        proxy: token_proxy,
+        tls_config: token_tls,
     } = auth;
     let mut b = block("oauth2");
     optional(
@@ -91,7 +93,36 @@ pub fn oauth2(out: &mut Body, auth: &OAuth2Out) {
     if !token_url.is_empty() {
         b.body.attribute(name("token_url"), Expr::string(token_url));
     }
+    proxy(&mut b.body, token_proxy);
+    if let Some(t) = token_tls {
+        tls_config(&mut b.body, t);
+    }
     out.block(b);
+}
+
+/// The proxy attributes of a client (`proxy_url`, `no_proxy`, `proxy_from_environment`,
+/// `proxy_connect_header`), under the names Alloy shares with Prometheus.
+pub fn proxy(out: &mut Body, p: &ProxyOut) {
+    let ProxyOut {
+        proxy_url,
+        no_proxy,
+        proxy_from_environment,
+        proxy_connect_header,
+    } = p;
+    optional(out, "proxy_url", proxy_url.as_deref().map(Expr::string));
+    optional(out, "no_proxy", no_proxy.as_deref().map(Expr::string));
+    optional(
+        out,
+        "proxy_from_environment",
+        proxy_from_environment.map(Expr::Bool),
+    );
+    if !proxy_connect_header.is_empty() {
+        let headers = proxy_connect_header
+            .iter()
+            .map(|(k, values)| (k.clone(), Expr::strings(values)))
+            .collect();
+        out.attribute(name("proxy_connect_header"), Expr::Object(headers));
+    }
 }
 
 pub fn tls_config(out: &mut Body, tls: &TlsConfigOut) {
@@ -101,6 +132,10 @@ pub fn tls_config(out: &mut Body, tls: &TlsConfigOut) {
         key_file,
         server_name,
         insecure_skip_verify,
+        min_version,
+        // Alloy has no highest TLS version: the renderer leaves it out for runtime alloy and
+        // warns about it (config::common::tls_versions), so it is never set here.
+        max_version: _,
     } = tls;
     let mut b = block("tls_config");
     optional(&mut b.body, "ca_file", ca_file.as_deref().map(Expr::string));
@@ -123,6 +158,11 @@ pub fn tls_config(out: &mut Body, tls: &TlsConfigOut) {
         &mut b.body,
         "insecure_skip_verify",
         insecure_skip_verify.map(Expr::Bool),
+    );
+    optional(
+        &mut b.body,
+        "min_version",
+        min_version.as_deref().map(Expr::string),
     );
     out.block(b);
 }

@@ -1,12 +1,15 @@
-//! `basic_auth`, `oauth2` and `authorization` blocks.
+//! `basic_auth`, `oauth2` and `authorization` blocks, and the proxy settings an HTTP client
+//! (a scrape or an OAuth2 token request) has.
 
 use std::collections::BTreeMap;
 
-use api::prometheus::{BasicAuth, OAuth2, SafeAuthorization};
+use api::Runtime;
+use api::prometheus::{BasicAuth, OAuth2, ProxySettings, SafeAuthorization, ScrapeOAuth2};
 use serde::Serialize;
 
 use super::FieldError;
 use super::secrets::{Secrets, non_empty, optional_value};
+use super::tls::{TlsConfigOut, check_tls_pair, scrape_tls};
 use crate::assets::{AssetError, AssetKey};
 use crate::rejection::Reason;
 
@@ -77,6 +80,12 @@ pub struct OAuth2Out {
     pub scopes: Vec<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub token_url: String,
+    /// The token requests' proxy (the `monitoring.coreos.com` kinds' oauth2 only).
+    #[serde(flatten)]
+    pub proxy: ProxyOut,
+    /// The token requests' TLS settings (the `monitoring.coreos.com` kinds' oauth2 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_config: Option<TlsConfigOut>,
 }
 
 pub fn oauth2(o: &OAuth2, secrets: Secrets<'_>, field: &str) -> Result<OAuth2Out, FieldError> {
@@ -114,6 +123,96 @@ pub fn oauth2(o: &OAuth2, secrets: Secrets<'_>, field: &str) -> Result<OAuth2Out
         endpoint_params: o.endpoint_params.clone(),
         scopes: o.scopes.clone(),
         token_url: o.token_url.clone(),
+        proxy: ProxyOut::default(),
+        tls_config: None,
+    })
+}
+
+/// The `oauth2` of a monitor, Probe or ScrapeConfig (prometheus-operator's OAuth2): the
+/// client of [`oauth2`] with its token requests' proxy and TLS settings, checked as
+/// Prometheus checks them.
+pub fn scrape_oauth2(
+    runtime: Runtime,
+    o: &ScrapeOAuth2,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<OAuth2Out, FieldError> {
+    let tls_field = format!("{field}.tlsConfig");
+    let tls_config = o
+        .tls_config
+        .as_ref()
+        .map(|t| scrape_tls(runtime, t, secrets, &tls_field))
+        .transpose()?;
+    check_tls_pair(tls_config.as_ref(), &tls_field)?;
+    Ok(OAuth2Out {
+        proxy: proxy(&o.proxy, secrets, field)?,
+        tls_config,
+        ..oauth2(&o.client, secrets, field)?
+    })
+}
+
+/// The proxy settings of an HTTP client (`proxy_url`, `no_proxy`, `proxy_from_environment`,
+/// `proxy_connect_header`).
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProxyOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+    /// Only `true` is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_from_environment: Option<bool>,
+    /// Values inlined from Secrets, as `bearer_token` (Q18).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub proxy_connect_header: BTreeMap<String, Vec<String>>,
+}
+
+/// The proxy settings at `field`, the CONNECT header values read from Secrets (an optional
+/// one that is missing is left out). Combinations Prometheus refuses (and with them the whole
+/// config, on both runtimes) fail the object.
+pub fn proxy(p: &ProxySettings, secrets: Secrets<'_>, field: &str) -> Result<ProxyOut, FieldError> {
+    let proxy_url = non_empty(&p.proxy_url);
+    let no_proxy = non_empty(&p.no_proxy);
+    let from_environment = p.proxy_from_environment == Some(true);
+    let conflict = |what: &str| {
+        Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            format!("{what}; Prometheus refuses it"),
+        ))
+    };
+    if no_proxy.is_some() && proxy_url.is_none() {
+        return conflict("sets noProxy without proxyUrl");
+    }
+    if from_environment && proxy_url.is_some() {
+        return conflict("sets both proxyFromEnvironment and proxyUrl");
+    }
+    if from_environment && no_proxy.is_some() {
+        return conflict(
+            "sets both proxyFromEnvironment and noProxy (the environment's NO_PROXY applies)",
+        );
+    }
+    if !p.proxy_connect_header.is_empty() && proxy_url.is_none() && !from_environment {
+        return conflict("sets proxyConnectHeader without proxyUrl or proxyFromEnvironment");
+    }
+    let mut proxy_connect_header = BTreeMap::new();
+    for (name, selectors) in &p.proxy_connect_header {
+        let header_field = crate::rejection::key_path(&format!("{field}.proxyConnectHeader"), name);
+        let mut values = Vec::new();
+        for (i, sel) in selectors.iter().enumerate() {
+            if let Some(v) = secrets.value(sel, &format!("{header_field}[{i}]"))? {
+                values.push(v);
+            }
+        }
+        if !values.is_empty() {
+            proxy_connect_header.insert(name.clone(), values);
+        }
+    }
+    Ok(ProxyOut {
+        proxy_url,
+        no_proxy,
+        proxy_from_environment: from_environment.then_some(true),
+        proxy_connect_header,
     })
 }
 

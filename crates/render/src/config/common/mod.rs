@@ -14,15 +14,18 @@ mod secrets;
 mod tls;
 
 pub use auth::{
-    AuthorizationOut, BasicAuthOut, OAuth2Out, basic_auth_inline, basic_auth_password_file,
-    bearer_authorization, oauth2, safe_authorization,
+    AuthorizationOut, BasicAuthOut, OAuth2Out, ProxyOut, basic_auth_inline,
+    basic_auth_password_file, bearer_authorization, oauth2, proxy, safe_authorization,
+    scrape_oauth2,
 };
 pub use relabel::{check_regex, selector_relabels, user_relabel_rule, user_relabel_rules};
 pub use sd::{
     AttachMetadataOut, KubernetesSdConfig, SdNamespaces, SdSelector, kubernetes_sd, sd_namespaces,
 };
 pub use secrets::{Secrets, non_empty, optional_value};
-pub use tls::{TlsConfigOut, check_tls_pair, full_tls, safe_tls};
+pub use tls::{
+    TlsConfigOut, check_tls_pair, endpoint_tls, full_tls, safe_tls, scrape_tls, tls_versions,
+};
 
 /// A problem with one field of the object being rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,11 +1,15 @@
 //! `tls_config` blocks.
 
-use api::prometheus::{SafeTlsConfig, TlsConfig};
+use api::Runtime;
+use api::prometheus::{
+    EndpointTlsConfig, SafeTlsConfig, ScrapeTlsConfig, TLS_VERSIONS, TlsConfig, TlsVersions,
+};
 use api::selectors::SecretOrConfigMap;
 use serde::Serialize;
 
 use super::FieldError;
 use super::secrets::{Secrets, non_empty};
+use crate::rejection::Reason;
 
 /// `tls_config` in agent.yml.
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
@@ -20,6 +24,12 @@ pub struct TlsConfigOut {
     pub server_name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub insecure_skip_verify: Option<bool>,
+    /// From the `monitoring.coreos.com` kinds' `minVersion` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_version: Option<String>,
+    /// The agent only: Alloy has no such setting (its converter refuses it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_version: Option<String>,
 }
 
 /// SafeTLSConfig: every file comes from a Secret or ConfigMap, by path (spec 4.6).
@@ -41,6 +51,8 @@ pub fn safe_tls(
         },
         server_name: non_empty(&tls.server_name),
         insecure_skip_verify: tls.insecure_skip_verify.filter(|v| *v),
+        min_version: None,
+        max_version: None,
     })
 }
 
@@ -56,6 +68,76 @@ pub fn full_tls(
     out.cert_file = literal(&tls.cert_file, out.cert_file);
     out.key_file = literal(&tls.key_file, out.key_file);
     Ok(out)
+}
+
+/// A monitor's, Probe's or ScrapeConfig's `tlsConfig` (prometheus-operator's SafeTLSConfig):
+/// the Secret-backed files and the TLS versions for `runtime` ([`tls_versions`]).
+pub fn scrape_tls(
+    runtime: Runtime,
+    tls: &ScrapeTlsConfig,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<TlsConfigOut, FieldError> {
+    let (min_version, max_version) = tls_versions(runtime, &tls.versions, field)?;
+    Ok(TlsConfigOut {
+        min_version,
+        max_version,
+        ..safe_tls(&tls.safe, secrets, field)?
+    })
+}
+
+/// A ServiceMonitor endpoint's `tlsConfig`: [`full_tls`] and the TLS versions for `runtime`.
+pub fn endpoint_tls(
+    runtime: Runtime,
+    tls: &EndpointTlsConfig,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<TlsConfigOut, FieldError> {
+    let (min_version, max_version) = tls_versions(runtime, &tls.versions, field)?;
+    Ok(TlsConfigOut {
+        min_version,
+        max_version,
+        ..full_tls(&tls.tls, secrets, field)?
+    })
+}
+
+/// `min_version` and `max_version` as written for `runtime`, checked as Prometheus checks
+/// them: a version it does not know, or a highest version below the lowest, would make it
+/// refuse the whole config, so either fails the object. `max_version` is left out for Alloy,
+/// which has no such setting: the object gets a warning instead.
+pub fn tls_versions(
+    runtime: Runtime,
+    versions: &TlsVersions,
+    field: &str,
+) -> Result<(Option<String>, Option<String>), FieldError> {
+    let min_version = non_empty(&versions.min_version);
+    let max_version = non_empty(&versions.max_version);
+    let rank = |v: &Option<String>, name: &str| -> Result<Option<usize>, FieldError> {
+        let Some(v) = v else { return Ok(None) };
+        match TLS_VERSIONS.iter().position(|known| known == v) {
+            Some(rank) => Ok(Some(rank)),
+            None => Err(FieldError::because(
+                Reason::InvalidValue,
+                format!("{field}.{name}"),
+                format!("{v:?} is not a TLS version Prometheus knows (TLS10 to TLS13)"),
+            )),
+        }
+    };
+    if let (Some(min), Some(max)) = (
+        rank(&min_version, "minVersion")?,
+        rank(&max_version, "maxVersion")?,
+    ) && max < min
+    {
+        return Err(FieldError::because(
+            Reason::ConflictingSettings,
+            field,
+            "maxVersion is below minVersion; Prometheus refuses it",
+        ));
+    }
+    Ok((
+        min_version,
+        max_version.filter(|_| runtime == Runtime::Agent),
+    ))
 }
 
 /// Rejects a client certificate without its key or the reverse: Prometheus refuses it.

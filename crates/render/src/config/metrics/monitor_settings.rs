@@ -21,13 +21,13 @@ use api::monitors::{
     AttachMetadata, LabelLimits, MonitorScrapeSettings, NativeHistogramConfig, ScrapeClass,
     ScrapeEndpoint,
 };
-use api::prometheus::SafeAuthorization;
+use api::prometheus::{SafeAuthorization, ScrapeOAuth2, TlsVersions};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::config::common::{
-    AttachMetadataOut, AuthorizationOut, FieldError, RelabelRule, Secrets, TlsConfigOut, non_empty,
-    safe_authorization, user_relabel_rules,
+    AttachMetadataOut, AuthorizationOut, FieldError, ProxyOut, RelabelRule, Secrets, TlsConfigOut,
+    non_empty, safe_authorization, user_relabel_rules,
 };
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
@@ -374,62 +374,13 @@ pub fn attach_metadata(a: Option<&AttachMetadata>) -> Option<AttachMetadataOut> 
     (a.and_then(|a| a.node) == Some(true)).then_some(AttachMetadataOut { node: true })
 }
 
-/// An endpoint's proxy settings, as the job writes them.
-#[derive(Default)]
-pub struct Proxy {
-    pub proxy_url: Option<String>,
-    pub no_proxy: Option<String>,
-    pub proxy_from_environment: Option<bool>,
-    pub proxy_connect_header: BTreeMap<String, Vec<String>>,
-}
-
-/// The endpoint's proxy settings, the CONNECT header values read from Secrets (an optional
-/// one that is missing is left out). Combinations Prometheus refuses (and with them the whole
-/// config, on both runtimes) reject the monitor.
-pub fn proxy(e: &ScrapeEndpoint, secrets: Secrets<'_>, field: &str) -> Result<Proxy, FieldError> {
-    let proxy_url = non_empty(&e.proxy_url);
-    let no_proxy = non_empty(&e.no_proxy);
-    let from_environment = e.proxy_from_environment == Some(true);
-    let conflict = |what: &str| {
-        Err(FieldError::because(
-            Reason::ConflictingSettings,
-            field,
-            format!("{what}; Prometheus refuses the job"),
-        ))
-    };
-    if no_proxy.is_some() && proxy_url.is_none() {
-        return conflict("sets noProxy without proxyUrl");
-    }
-    if from_environment && proxy_url.is_some() {
-        return conflict("sets both proxyFromEnvironment and proxyUrl");
-    }
-    if from_environment && no_proxy.is_some() {
-        return conflict(
-            "sets both proxyFromEnvironment and noProxy (the environment's NO_PROXY applies)",
-        );
-    }
-    if !e.proxy_connect_header.is_empty() && proxy_url.is_none() && !from_environment {
-        return conflict("sets proxyConnectHeader without proxyUrl or proxyFromEnvironment");
-    }
-    let mut proxy_connect_header = BTreeMap::new();
-    for (name, selectors) in &e.proxy_connect_header {
-        let header_field = crate::rejection::key_path(&format!("{field}.proxyConnectHeader"), name);
-        let mut values = Vec::new();
-        for (i, sel) in selectors.iter().enumerate() {
-            if let Some(v) = secrets.value(sel, &format!("{header_field}[{i}]"))? {
-                values.push(v);
-            }
-        }
-        if !values.is_empty() {
-            proxy_connect_header.insert(name.clone(), values);
-        }
-    }
-    Ok(Proxy {
-        proxy_url,
-        no_proxy,
-        proxy_from_environment: from_environment.then_some(true),
-        proxy_connect_header,
-    })
+/// The endpoint's proxy settings, as the job writes them ([`crate::config::common::proxy`]).
+pub fn proxy(
+    e: &ScrapeEndpoint,
+    secrets: Secrets<'_>,
+    field: &str,
+) -> Result<ProxyOut, FieldError> {
+    crate::config::common::proxy(&e.proxy, secrets, field)
 }
 
 /// `selector` as a Kubernetes label selector string (`a=b,c in (d,e),!f`), requirements
@@ -577,8 +528,63 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                 "spec.podMetricsEndpoints",
             ));
         }
+        if runtime == Runtime::Alloy {
+            out.extend(node.service_monitors.iter().flat_map(|sm| {
+                let tls = sm.spec.endpoints.iter().enumerate().map(|(i, e)| {
+                    let f = format!("spec.endpoints[{i}]");
+                    let own = e.tls_config.as_ref().map(|t| &t.versions);
+                    (f, own, e.common.oauth2.as_ref())
+                });
+                max_version_warnings(InputRef::of(Kind::ServiceMonitor, sm.as_ref()), tls)
+            }));
+            out.extend(node.pod_monitors.iter().flat_map(|pm| {
+                let endpoints = pm.spec.pod_metrics_endpoints.iter().enumerate();
+                let tls = endpoints.map(|(i, e)| {
+                    let f = format!("spec.podMetricsEndpoints[{i}]");
+                    let own = e.tls_config.as_ref().map(|t| &t.versions);
+                    (f, own, e.common.oauth2.as_ref())
+                });
+                max_version_warnings(InputRef::of(Kind::PodMonitor, pm.as_ref()), tls)
+            }));
+            out.extend(node.probes.iter().flat_map(|p| {
+                let own = p.spec.tls_config.as_ref().map(|t| &t.versions);
+                let tls = [("spec".to_owned(), own, p.spec.oauth2.as_ref())];
+                max_version_warnings(InputRef::of(Kind::Probe, p.as_ref()), tls)
+            }));
+        }
     }
     out.into_iter().collect()
+}
+
+/// With Alloy, one warning per TLS `maxVersion` of `object`: its HTTP clients, each a field
+/// path with its own TLS versions and its OAuth2, whose token requests have TLS too. Alloy
+/// has no such setting (`alloy validate` refuses the attribute; its converter refuses it on a
+/// job and drops it on an oauth2 block), so the runtime accepts up to TLS 1.3 instead; the
+/// lowest version still applies.
+fn max_version_warnings<'a>(
+    object: InputRef,
+    clients: impl IntoIterator<Item = (String, Option<&'a TlsVersions>, Option<&'a ScrapeOAuth2>)>,
+) -> Vec<Rejection> {
+    let mut out = Vec::new();
+    for (field, own, oauth2) in clients {
+        let token = oauth2
+            .and_then(|o| o.tls_config.as_ref())
+            .map(|t| &t.versions);
+        for (tls_field, versions) in [
+            (format!("{field}.tlsConfig"), own),
+            (format!("{field}.oauth2.tlsConfig"), token),
+        ] {
+            if versions.is_some_and(|v| non_empty(&v.max_version).is_some()) {
+                out.push(Rejection::new(
+                    object.clone(),
+                    Reason::AlloyDifference,
+                    format!("{tls_field}.maxVersion"),
+                    "not used by Alloy: it has no highest TLS version setting, so TLS up to 1.3 is accepted".to_owned(),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// What of a MetricsInstance's scrape classes is not used (reason `UnusedSetting`; the
@@ -787,9 +793,12 @@ mod tests {
             namespace: "ns",
         };
         let e = |url: Option<&str>, no: Option<&str>, env: Option<bool>| ScrapeEndpoint {
-            proxy_url: url.map(str::to_owned),
-            no_proxy: no.map(str::to_owned),
-            proxy_from_environment: env,
+            proxy: api::prometheus::ProxySettings {
+                proxy_url: url.map(str::to_owned),
+                no_proxy: no.map(str::to_owned),
+                proxy_from_environment: env,
+                ..Default::default()
+            },
             ..Default::default()
         };
         for bad in [
@@ -813,7 +822,10 @@ mod tests {
         let env = proxy(&e(None, None, Some(true)), secrets, "f").expect("valid");
         assert_eq!(env.proxy_from_environment, Some(true));
         let header_only = ScrapeEndpoint {
-            proxy_connect_header: [("X-A".to_owned(), Vec::new())].into(),
+            proxy: api::prometheus::ProxySettings {
+                proxy_connect_header: [("X-A".to_owned(), Vec::new())].into(),
+                ..Default::default()
+            },
             ..Default::default()
         };
         assert!(proxy(&header_only, secrets, "f").is_err());

@@ -5,7 +5,7 @@ use api::monitors::PodMetricsEndpoint;
 
 use crate::assets::sanitize_label;
 use crate::config::common::{
-    FieldError, KubernetesSdConfig, RelabelRule, SdSelector, non_empty, safe_tls, sd_namespaces,
+    FieldError, KubernetesSdConfig, RelabelRule, SdSelector, non_empty, scrape_tls, sd_namespaces,
     selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
@@ -180,7 +180,7 @@ fn endpoint_job(
         tls_config: endpoint
             .tls_config
             .as_ref()
-            .map(|t| safe_tls(t, secrets, &format!("{field}.tlsConfig")))
+            .map(|t| scrape_tls(ctx.runtime, t, secrets, &format!("{field}.tlsConfig")))
             .transpose()?,
         relabel_configs: relabel,
         sample_limit: limit(pm.spec.sample_limit, ctx.enforced_sample_limit),

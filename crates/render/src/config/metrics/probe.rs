@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use api::Probe;
 
 use crate::config::common::{
-    FieldError, RelabelRule, basic_auth_inline, non_empty, safe_authorization, safe_tls,
-    sd_namespaces, selector_relabels, user_relabel_rules,
+    FieldError, RelabelRule, basic_auth_inline, non_empty, proxy, safe_authorization,
+    scrape_oauth2, scrape_tls, sd_namespaces, selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
@@ -140,10 +140,18 @@ fn job(
         "module".to_owned(),
         vec![spec.module.clone().unwrap_or_default()],
     )]);
+    let prober_proxy = proxy(&prober.proxy, secrets, "spec.prober")?;
+    job.proxy_url = prober_proxy.proxy_url;
+    job.no_proxy = prober_proxy.no_proxy;
+    job.proxy_from_environment = prober_proxy.proxy_from_environment;
+    job.proxy_connect_header = prober_proxy.proxy_connect_header;
+    // Only false is written: true is Prometheus' default.
+    job.follow_redirects = (spec.follow_redirects == Some(false)).then_some(false);
+    job.enable_http2 = (spec.enable_http2 == Some(false)).then_some(false);
     job.tls_config = spec
         .tls_config
         .as_ref()
-        .map(|t| safe_tls(t, secrets, "spec.tlsConfig"))
+        .map(|t| scrape_tls(ctx.runtime, t, secrets, "spec.tlsConfig"))
         .transpose()?;
     job.bearer_token = match &spec.bearer_token_secret {
         Some(sel) if !sel.name.is_empty() => secrets.value(sel, "spec.bearerTokenSecret")?,
@@ -158,6 +166,11 @@ fn job(
         Some(a) => safe_authorization(a, secrets, "spec.authorization")?,
         None => None,
     };
+    job.oauth2 = spec
+        .oauth2
+        .as_ref()
+        .map(|o| scrape_oauth2(ctx.runtime, o, secrets, "spec.oauth2"))
+        .transpose()?;
     job.relabel_configs = relabel;
     check_single_auth(&job, "spec")?;
     check_tls_pair(job.tls_config.as_ref(), "spec.tlsConfig")?;

@@ -12,8 +12,8 @@ use crate::assets::Assets;
 pub use crate::config::common::check_tls_pair;
 use crate::config::common::{
     AuthorizationOut, BasicAuthOut, FieldError, KubernetesSdConfig, OAuth2Out, RelabelRule,
-    Secrets, TlsConfigOut, basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty, oauth2,
-    safe_authorization,
+    Secrets, TlsConfigOut, basic_auth_inline, honor_timestamps, kubernetes_sd, non_empty,
+    safe_authorization, scrape_oauth2,
 };
 use crate::expansion::Strings;
 use crate::input_ref::{InputRef, Kind};
@@ -370,7 +370,7 @@ impl<'a> ScrapeContext<'a> {
             oauth2: e
                 .oauth2
                 .as_ref()
-                .map(|o| oauth2(o, secrets, &format!("{field}.oauth2")))
+                .map(|o| scrape_oauth2(self.runtime, o, secrets, &format!("{field}.oauth2")))
                 .transpose()?,
             metric_relabel_configs: self.metric_relabels(
                 e.metric_relabelings.as_deref(),

@@ -13,17 +13,17 @@ use std::collections::BTreeMap;
 
 use api::Runtime;
 use api::monitors::MonitorScrapeSettings;
-use api::prometheus::{BasicAuth, SafeAuthorization};
+use api::prometheus::{BasicAuth, ProxySettings, SafeAuthorization, ScrapeOAuth2, ScrapeTlsConfig};
 use api::scrape_config::{
-    ConsulSdConfig, DnsSdConfig, Ec2SdConfig, HttpSdConfig, KubernetesSdConfig, ProxySettings,
-    ScrapeConfigSpec, ScrapeOAuth2, ScrapeTlsConfig,
+    ConsulSdConfig, DnsSdConfig, Ec2SdConfig, HttpSdConfig, KubernetesSdConfig, ScrapeConfigSpec,
 };
 use serde::Serialize;
 
+pub use crate::config::common::ProxyOut;
 use crate::config::common::{
     AuthorizationOut, BasicAuthOut, FieldError, OAuth2Out, RelabelRule, Secrets, TlsConfigOut,
-    basic_auth_inline, check_tls_pair, non_empty, oauth2, safe_authorization, safe_tls,
-    user_relabel_rules,
+    basic_auth_inline, check_tls_pair, non_empty, oauth2, proxy, safe_authorization, safe_tls,
+    tls_versions, user_relabel_rules,
 };
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
@@ -96,19 +96,6 @@ pub struct TlsOut {
     pub min_version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_version: Option<String>,
-}
-
-/// The proxy settings of an HTTP client.
-#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
-pub struct ProxyOut {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub proxy_url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub no_proxy: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub proxy_from_environment: Option<bool>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub proxy_connect_header: BTreeMap<String, Vec<String>>,
 }
 
 /// `oauth2` with the proxy and TLS settings of its token requests.
@@ -550,7 +537,7 @@ fn http_client(
                 let f = format!("{field}.oauth2");
                 Ok::<_, FieldError>(OAuth2WithClientOut {
                     client: oauth2(&o.client, secrets, &f)?,
-                    proxy: proxy(secrets, &f, &o.proxy)?,
+                    proxy: proxy(&o.proxy, secrets, &f)?,
                     tls_config: o
                         .tls_config
                         .as_ref()
@@ -562,7 +549,7 @@ fn http_client(
         tls_config: tls_settings
             .map(|t| tls(runtime, secrets, t, &format!("{field}.tlsConfig")))
             .transpose()?,
-        proxy: proxy(secrets, field, proxy_settings)?,
+        proxy: proxy(proxy_settings, secrets, field)?,
         follow_redirects: None,
         enable_http2: None,
     };
@@ -587,11 +574,8 @@ fn http_client(
     Ok(out)
 }
 
-/// The order of the TLS versions, lowest first.
-const TLS_VERSIONS: [&str; 4] = ["TLS10", "TLS11", "TLS12", "TLS13"];
-
 /// A `tls_config` from Secret and ConfigMap keys with its TLS versions; `max_version` only
-/// for the agent (Alloy's converter refuses it: a warning, [`warnings`]).
+/// for the agent (Alloy has none: a warning, [`warnings`]).
 fn tls(
     runtime: Runtime,
     secrets: Secrets<'_>,
@@ -600,88 +584,12 @@ fn tls(
 ) -> Result<TlsOut, FieldError> {
     let files = safe_tls(&t.safe, secrets, field)?;
     check_tls_pair(Some(&files), field)?;
-    let min_version = non_empty(&t.min_version);
-    let max_version = non_empty(&t.max_version);
-    let rank = |v: &Option<String>, name: &str| -> Result<Option<usize>, FieldError> {
-        match v {
-            None => Ok(None),
-            Some(v) => TLS_VERSIONS
-                .iter()
-                .position(|known| known == v)
-                .map(Some)
-                .ok_or_else(|| {
-                    unsupported(
-                        format!("{field}.{name}"),
-                        format!("{v:?} is not a TLS version Prometheus knows (TLS10 to TLS13)"),
-                    )
-                }),
-        }
-    };
-    if let (Some(min), Some(max)) = (
-        rank(&min_version, "minVersion")?,
-        rank(&max_version, "maxVersion")?,
-    ) && max < min
-    {
-        return Err(FieldError::because(
-            Reason::ConflictingSettings,
-            field,
-            "maxVersion is below minVersion; Prometheus refuses it",
-        ));
-    }
+    let (min_version, max_version) = tls_versions(runtime, &t.versions, field)?;
     Ok(TlsOut {
         files,
         min_version,
-        max_version: max_version.filter(|_| runtime == Runtime::Agent),
+        max_version,
     })
-}
-
-/// The proxy settings at `field`, checked as Prometheus checks them.
-fn proxy(secrets: Secrets<'_>, field: &str, p: &ProxySettings) -> Result<ProxyOut, FieldError> {
-    let out = ProxyOut {
-        proxy_url: non_empty(&p.proxy_url),
-        no_proxy: non_empty(&p.no_proxy),
-        proxy_from_environment: p.proxy_from_environment.filter(|p| *p),
-        proxy_connect_header: proxy_connect_header(secrets, field, p)?,
-    };
-    let conflict = |message: &str| {
-        Err(FieldError::because(
-            Reason::ConflictingSettings,
-            field,
-            message.to_owned(),
-        ))
-    };
-    if out.proxy_from_environment.is_some() && (out.proxy_url.is_some() || out.no_proxy.is_some()) {
-        return conflict(
-            "sets proxyFromEnvironment with proxyUrl or noProxy; Prometheus accepts only one way \
-             to choose the proxy",
-        );
-    }
-    if out.proxy_url.is_none() && (out.no_proxy.is_some() || !out.proxy_connect_header.is_empty()) {
-        return conflict(
-            "sets noProxy or proxyConnectHeader without proxyUrl; Prometheus refuses it",
-        );
-    }
-    Ok(out)
-}
-
-/// `proxy_connect_header`: each header's values read from their Secret keys.
-fn proxy_connect_header(
-    secrets: Secrets<'_>,
-    field: &str,
-    proxy: &ProxySettings,
-) -> Result<BTreeMap<String, Vec<String>>, FieldError> {
-    let mut out = BTreeMap::new();
-    for (header, selectors) in &proxy.proxy_connect_header {
-        let f = crate::rejection::key_path(&format!("{field}.proxyConnectHeader"), header);
-        let mut values = Vec::new();
-        for (n, sel) in selectors.iter().enumerate() {
-            values.extend(secrets.value(sel, &format!("{f}[{n}]"))?);
-        }
-        if !values.is_empty() {
-            out.insert(header.clone(), values);
-        }
-    }
-    Ok(out)
 }
 
 fn check_refresh(value: &Option<String>, field: &str) -> Result<Option<String>, FieldError> {
@@ -1103,7 +1011,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             }
             if runtime == Runtime::Alloy {
                 for (field, t) in tls_settings(spec) {
-                    if non_empty(&t.max_version).is_some() {
+                    if non_empty(&t.versions.max_version).is_some() {
                         out.push(Rejection::new(
                             object.clone(),
                             Reason::AlloyDifference,
@@ -1112,7 +1020,9 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                         ));
                     }
                 }
-                for (i, sd) in spec.http_sd_configs.iter().enumerate() {
+                // The native config writes them ([`crate::alloy_native::scrape_config`]).
+                let native = crate::alloy::native_metrics(h);
+                for (i, sd) in spec.http_sd_configs.iter().enumerate().filter(|_| !native) {
                     for (name, value) in [
                         ("followRedirects", sd.follow_redirects),
                         ("enableHTTP2", sd.enable_http2),
@@ -1268,8 +1178,10 @@ mod tests {
                 labels: Default::default(),
             }],
             tls_config: Some(ScrapeTlsConfig {
-                min_version: Some(min.into()),
-                max_version: Some(max.into()),
+                versions: api::prometheus::TlsVersions {
+                    min_version: Some(min.into()),
+                    max_version: Some(max.into()),
+                },
                 ..Default::default()
             }),
             ..Default::default()

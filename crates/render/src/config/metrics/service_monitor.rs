@@ -6,8 +6,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::assets::sanitize_label;
 use crate::config::common::{
-    FieldError, KubernetesSdConfig, RelabelRule, SdSelector, full_tls, non_empty, sd_namespaces,
-    selector_relabels, user_relabel_rules,
+    FieldError, KubernetesSdConfig, RelabelRule, SdSelector, endpoint_tls, non_empty,
+    sd_namespaces, selector_relabels, user_relabel_rules,
 };
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
@@ -313,7 +313,7 @@ fn endpoint_job(
         tls_config: endpoint
             .tls_config
             .as_ref()
-            .map(|t| full_tls(t, secrets, &format!("{field}.tlsConfig")))
+            .map(|t| endpoint_tls(ctx.runtime, t, secrets, &format!("{field}.tlsConfig")))
             .transpose()?,
         bearer_token_file: non_empty(&endpoint.bearer_token_file),
         relabel_configs: relabel,
