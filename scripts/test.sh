@@ -53,15 +53,19 @@ start=$SECONDS
 scripts/build-control-plane
 echo "control plane binaries ready in $((SECONDS - start))s"
 # Alloy, for crates/render/tests/alloy_convert.rs (every config rendered for runtime alloy
-# through `alloy convert`): a long build on a cold cache (v1.19.2: about 15 minutes and 6 GB of
-# memory on an idle 2-core machine, 55 minutes measured on a busy one), cached afterwards.
+# through `alloy convert`) and crates/cli/tests/prometheus_operator_crds.rs (what the operator
+# writes on the real control plane, converted and native): a long build on a cold cache
+# (v1.19.2: about 15 minutes and 6 GB of memory on an idle 2-core machine, 55 minutes measured
+# on a busy one), cached afterwards.
 echo "== alloy"
 start=$SECONDS
 GO_BUILD_QUIET=1 scripts/build-alloy > /dev/null
 echo "alloy ready in $((SECONDS - start))s"
 # The upstream Grafana Agent Operator, for the live differential test
 # (crates/cli/tests/upstream.rs), and the agent itself, which crates/render/tests/agent_loads.rs
-# starts on every rendered config; with the agent's table of integration settings
+# starts on every rendered config (and crates/cli/tests/prometheus_operator_crds.rs on what the
+# running operator writes for monitors made for prometheus-operator v0.94's CRDs, which that test
+# vendors, so nothing is fetched for them); with the agent's table of integration settings
 # (scripts/integration-settings, checked by the same test): built once from the module, cached.
 echo "== grafana-agent and the upstream grafana-agent-operator (v0.44.8)"
 start=$SECONDS
