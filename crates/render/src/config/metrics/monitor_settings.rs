@@ -806,9 +806,7 @@ mod tests {
             e(Some("http://p:3128"), None, Some(true)),
             e(None, Some("a"), Some(true)),
         ] {
-            let err = proxy(&bad, secrets, "spec.endpoints[0]")
-                .err()
-                .expect("a conflict");
+            let err = proxy(&bad, secrets, "spec.endpoints[0]").expect_err("a conflict");
             assert_eq!(err.reason, Reason::ConflictingSettings);
             assert_eq!(err.field, "spec.endpoints[0]");
         }
