@@ -78,12 +78,8 @@ pub fn scrape_tls(
     secrets: Secrets<'_>,
     field: &str,
 ) -> Result<TlsConfigOut, FieldError> {
-    let (min_version, max_version) = tls_versions(runtime, &tls.versions, field)?;
-    Ok(TlsConfigOut {
-        min_version,
-        max_version,
-        ..safe_tls(&tls.safe, secrets, field)?
-    })
+    let files = safe_tls(&tls.safe, secrets, field)?;
+    with_versions(runtime, &tls.versions, field, files)
 }
 
 /// A ServiceMonitor endpoint's `tlsConfig`: [`full_tls`] and the TLS versions for `runtime`.
@@ -93,11 +89,21 @@ pub fn endpoint_tls(
     secrets: Secrets<'_>,
     field: &str,
 ) -> Result<TlsConfigOut, FieldError> {
-    let (min_version, max_version) = tls_versions(runtime, &tls.versions, field)?;
+    let files = full_tls(&tls.tls, secrets, field)?;
+    with_versions(runtime, &tls.versions, field, files)
+}
+
+fn with_versions(
+    runtime: Runtime,
+    versions: &TlsVersions,
+    field: &str,
+    files: TlsConfigOut,
+) -> Result<TlsConfigOut, FieldError> {
+    let (min_version, max_version) = tls_versions(runtime, versions, field)?;
     Ok(TlsConfigOut {
         min_version,
         max_version,
-        ..full_tls(&tls.tls, secrets, field)?
+        ..files
     })
 }
 
@@ -156,4 +162,46 @@ pub fn check_tls_pair(tls: Option<&TlsConfigOut>, field: &str) -> Result<(), Fie
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn versions(min: Option<&str>, max: Option<&str>) -> TlsVersions {
+        TlsVersions {
+            min_version: min.map(str::to_owned),
+            max_version: max.map(str::to_owned),
+        }
+    }
+
+    /// Issue 36: the agent takes both versions, Alloy the lowest only; what Prometheus would
+    /// refuse fails the object, naming the field, on both runtimes.
+    #[test]
+    fn tls_versions_are_written_per_runtime_and_checked_as_prometheus_does() {
+        let both = versions(Some("TLS12"), Some("TLS13"));
+        let agent = tls_versions(Runtime::Agent, &both, "f").expect("valid");
+        assert_eq!(agent, (Some("TLS12".into()), Some("TLS13".into())));
+        let alloy = tls_versions(Runtime::Alloy, &both, "f").expect("valid");
+        assert_eq!(alloy, (Some("TLS12".into()), None));
+        let empty = versions(Some(""), None);
+        assert_eq!(
+            tls_versions(Runtime::Agent, &empty, "f").expect("valid"),
+            (None, None)
+        );
+        for runtime in [Runtime::Agent, Runtime::Alloy] {
+            let unknown = tls_versions(runtime, &versions(None, Some("TLS14")), "f")
+                .expect_err("unknown version");
+            assert_eq!(
+                (unknown.reason, unknown.field.as_str()),
+                (Reason::InvalidValue, "f.maxVersion")
+            );
+            let inverted = tls_versions(runtime, &versions(Some("TLS13"), Some("TLS10")), "f")
+                .expect_err("max below min");
+            assert_eq!(
+                (inverted.reason, inverted.field.as_str()),
+                (Reason::ConflictingSettings, "f")
+            );
+        }
+    }
 }
