@@ -78,6 +78,43 @@ fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str)> +
     })
 }
 
+/// Whether `h`'s logs DaemonSet runs a config in Alloy's own syntax
+/// ([`crate::alloy_native::logs`]): runtime `alloy` with `spec.alloy.configFormat: native`,
+/// and nothing [`not_native_logs`] names. The config and the pods' arguments both follow this
+/// one answer.
+pub fn native_logs(h: &Hierarchy) -> bool {
+    native_requested(h) && not_native_logs(h).next().is_none()
+}
+
+/// What keeps an agent's logs static under `configFormat: native`, with the field to name and
+/// why: each selected LogsInstance's `additionalScrapeConfigs` (raw promtail jobs, which have
+/// no native translation yet), and `spec.expandUserStrings: true` (users' strings expanded
+/// from the pod's environment, which the static config's envsubst does and Alloy's syntax
+/// does not).
+fn not_native_logs(
+    h: &Hierarchy,
+) -> impl Iterator<Item = (InputRef, &'static str, &'static str)> + '_ {
+    let additional = h
+        .logs
+        .iter()
+        .filter(|node| node.instance.spec.additional_scrape_configs.is_some())
+        .map(|node| {
+            (
+                node.instance_ref(),
+                "spec.additionalScrapeConfigs",
+                "has no native Alloy translation yet: the GrafanaAgent's logs config stays in static format (converted by Alloy) while it is selected",
+            )
+        });
+    let expanded = (h.agent.spec.expand_user_strings && !h.logs.is_empty()).then(|| {
+        (
+            h.agent_ref(),
+            "spec.expandUserStrings",
+            "expands users' strings from the pods' environment, which only the static format does: the logs config stays in static format (converted by Alloy)",
+        )
+    });
+    additional.chain(expanded)
+}
+
 /// `text` as Alloy's identifier sanitiser leaves it: every character other than an ASCII
 /// letter, digit or `_` becomes `_`, and a leading digit gets a `_` before it.
 pub fn identifier(text: &str) -> String {
@@ -663,6 +700,14 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
         }
     }
     if native_requested(h) {
+        for (object, field, why) in not_native_logs(h) {
+            out.push(Rejection::new(
+                object,
+                Reason::AlloyDifference,
+                field.to_owned(),
+                why,
+            ));
+        }
         for (object, field) in not_native(h) {
             out.push(Rejection::new(
                 object,

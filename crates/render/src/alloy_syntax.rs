@@ -8,7 +8,8 @@
 //! quote, backslash and control character escaped. Alloy's syntax has no interpolation inside
 //! literals (`"${X}"` and `"sys.env(\"X\")"` are plain text), so a value can neither close its
 //! literal nor reach the environment; only [`Expr::Reference`], built from validated
-//! identifiers, is written unquoted. One more pass reads the text before Alloy does: the config
+//! identifiers, is written unquoted (with [`Expr::Call`] and [`Expr::Sum`], the operator's own
+//! expressions over such values). One more pass reads the text before Alloy does: the config
 //! loader replaces the operator's `$(SHARD)`-like references (`crate::loader_variables`), so a
 //! `(` right after a `$` in a string is written `\u0028`: the loader never sees a reference in
 //! a tenant's value, and Alloy reads the same `(`. Only [`Expr::PodVariable`], the operator's
@@ -88,6 +89,12 @@ pub enum Expr {
     /// A string holding the operator's `$(NAME)` references for the config loader to fill in
     /// (`crate::expansion::ConfigString::PodVariable`); never built from a tenant's text.
     PodVariable(String),
+    /// `function(arguments)`, a function of Alloy's standard library named by a path of
+    /// identifiers (`sys.env("HOSTNAME")`): the operator's own expressions, such as the logs
+    /// pods' node name, which only the pod's environment knows.
+    Call(Vec<Identifier>, Vec<Expr>),
+    /// `a + b + ...`: Alloy concatenates strings with `+`.
+    Sum(Vec<Expr>),
 }
 
 impl Expr {
@@ -269,12 +276,24 @@ fn write_expr(out: &mut String, kept: &[&str], expr: &Expr, depth: usize) {
         Expr::Float(_) => out.push_str("null"),
         Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Expr::Null => out.push_str("null"),
-        Expr::Reference(path) => {
-            for (i, part) in path.iter().enumerate() {
+        Expr::Reference(path) => write_path(out, path),
+        Expr::Call(function, arguments) => {
+            write_path(out, function);
+            out.push('(');
+            for (i, argument) in arguments.iter().enumerate() {
                 if i > 0 {
-                    out.push('.');
+                    out.push_str(", ");
                 }
-                out.push_str(part.as_str());
+                write_expr(out, kept, argument, depth);
+            }
+            out.push(')');
+        }
+        Expr::Sum(terms) => {
+            for (i, term) in terms.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" + ");
+                }
+                write_expr(out, kept, term, depth);
             }
         }
         Expr::Object(entries) if entries.is_empty() => out.push_str("{}"),
@@ -295,6 +314,15 @@ fn write_expr(out: &mut String, kept: &[&str], expr: &Expr, depth: usize) {
             out.push(']');
         }
         Expr::Array(items) => write_spanning_array(out, kept, items, depth),
+    }
+}
+
+fn write_path(out: &mut String, path: &[Identifier]) {
+    for (i, part) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        out.push_str(part.as_str());
     }
 }
 
@@ -461,6 +489,26 @@ mod tests {
             assert!(!literal.contains("$("), "{literal}");
             assert_eq!(read_string(&literal), text, "{literal}");
         }
+    }
+
+    #[test]
+    fn calls_and_sums_are_written_as_alloy_writes_them() {
+        let node = Expr::Sum(vec![
+            Expr::string("spec.nodeName="),
+            Expr::Call(
+                vec![id("coalesce")],
+                vec![
+                    Expr::Call(vec![id("sys"), id("env")], vec![Expr::string("HOSTNAME")]),
+                    Expr::Reference(vec![id("constants"), id("hostname")]),
+                ],
+            ),
+        ]);
+        let mut body = Body::default();
+        body.attribute(id("field"), node);
+        assert_eq!(
+            write_file(&body),
+            "field = \"spec.nodeName=\" + coalesce(sys.env(\"HOSTNAME\"), constants.hostname)\n"
+        );
     }
 
     #[test]

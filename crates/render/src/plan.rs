@@ -370,7 +370,11 @@ impl Planner<'_> {
             secret_name: name,
             segments: segment_names,
             subsystem,
-            alloy_syntax: subsystem == Subsystem::Metrics && crate::alloy::native_metrics(self.h),
+            alloy_syntax: match subsystem {
+                Subsystem::Metrics => crate::alloy::native_metrics(self.h),
+                Subsystem::Logs => crate::alloy::native_logs(self.h),
+                _ => false,
+            },
             text,
         });
     }
@@ -514,7 +518,17 @@ pub fn plan_with_metrics(
             Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
         },
     }
-    p.config_secret(Subsystem::Logs, config::logs::render(h));
+    if crate::alloy::native_logs(h) {
+        match crate::alloy_native::logs::logs_text(h) {
+            Ok(Some(rendered)) => {
+                p.config_secret_text(Subsystem::Logs, rendered.text, rendered.rejections, None)
+            }
+            Ok(None) => {}
+            Err(e) => p.yaml_failed(Subsystem::Logs, &e),
+        }
+    } else {
+        p.config_secret(Subsystem::Logs, config::logs::render(h));
+    }
     // Which Integrations each workload runs is decided once: its config holds exactly those.
     let integrations = workloads::integrations::Accepted::new(h);
     for all_nodes in [false, true] {

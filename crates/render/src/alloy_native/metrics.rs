@@ -274,7 +274,7 @@ fn scrape_job(
     Ok([discovery, relabel, Some(scrape), sample_relabel])
 }
 
-fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
+pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
     let KubernetesSdConfig {
         role,
         namespaces,
@@ -341,7 +341,7 @@ fn static_targets(groups: &[StaticConfig]) -> Expr {
 }
 
 /// One `block_name` block per rule, its fields under Alloy's names.
-fn rules(out: &mut Body, block_name: &str, rules: &[RelabelRule]) {
+pub(super) fn rules(out: &mut Body, block_name: &str, rules: &[RelabelRule]) {
     for rule in rules {
         let RelabelRule {
             source_labels,

@@ -3,11 +3,13 @@
 //! as Alloy components, instead of handing Alloy a static-mode file to convert with its
 //! "public preview" converter (issue 34).
 //!
-//! One module per concern: [`metrics`] (scrape jobs and remote_write), [`http`] (the client
-//! settings every component shares). Pure: functions of the typed config, written with
+//! One module per concern: [`metrics`] (scrape jobs and remote_write), [`logs`] (PodLogs
+//! jobs, their pipelines and the Loki clients), [`http`] (the client settings every component
+//! shares). Pure: functions of the typed config, written with
 //! [`crate::alloy_syntax`].
 
 pub mod http;
+pub mod logs;
 pub mod metrics;
 
 use thiserror::Error;

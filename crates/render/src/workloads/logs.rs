@@ -22,6 +22,8 @@ fn host_path_volume(name: &str, path: &str) -> Volume {
 
 /// Upstream's `logsPodTemplateOptions`: the host's log directories, a host directory for the
 /// positions file, the node name, and `SHARD=0` (the reloader expands `$(SHARD)` anywhere).
+/// The config is in static format; [`daemonset`] runs Alloy's own syntax for agents of
+/// [`crate::alloy::native_logs`].
 pub fn pod_options() -> PodOptions {
     let host_paths = [
         ("varlog", "/var/log", true),
@@ -51,7 +53,11 @@ pub fn pod_options() -> PodOptions {
 pub fn daemonset(cx: &AgentContext<'_>) -> Result<DaemonSet, Vec<Rejection>> {
     let h = cx.h;
     let name = logs_daemonset_name(h.agent_name());
-    let template = pod_template::pod_template(cx, &name, pod_options(), &[])?;
+    let options = PodOptions {
+        native_config: crate::alloy::native_logs(h),
+        ..pod_options()
+    };
+    let template = pod_template::pod_template(cx, &name, options, &[])?;
     Ok(DaemonSet {
         metadata: labels::workload_metadata(h, &name, &template.pod_labels),
         spec: Some(DaemonSetSpec {

@@ -1,13 +1,21 @@
-//! A reader for the part of Alloy's syntax that configs of metrics use (blocks, attributes,
-//! strings, numbers, booleans, null, arrays, objects, references, `array.concat`), giving a
-//! JSON value in which order and layout no longer matter, so that the operator's native config
-//! and `alloy convert`'s can be compared component by component.
+//! A reader for the part of Alloy's syntax that configs of metrics and logs use (blocks,
+//! attributes, strings, numbers, booleans, null, arrays, objects, references, function calls,
+//! `+`), giving a JSON value in which order and layout no longer matter, so that the
+//! operator's native config and `alloy convert`'s can be compared component by component.
 //!
 //! A component or block body is an object: attributes by name; nested blocks by name, each
 //! name holding the list of its blocks in order (empty blocks are left out: they set nothing).
-//! References are `{"$ref": "a.b.c"}`; `array.concat(...)` is the concatenated array.
+//! The blocks of Alloy's ordered lists ([`ORDERED_BLOCKS`]: `stage.cri`, `stage.regex`, ...,
+//! `metric.counter`) are one list under the list's name, in order, each `{"<kind>": body}`,
+//! empty ones included: their order is the pipeline's, and `stage.cri { }` is a stage.
+//! References are `{"$ref": "a.b.c"}`; `array.concat(...)` is the concatenated array; other
+//! calls are `{"$call": "f", "args": [...]}` and `a + b` is `{"$sum": [a, b]}`.
 
 use serde_json::{Map, Value, json};
+
+/// Alloy's block lists whose items are told apart by the block's second name part
+/// (`stage.<kind>` in `loki.process` and `stage.match`, `metric.<kind>` in `stage.metrics`).
+pub const ORDERED_BLOCKS: [&str; 2] = ["stage", "metric"];
 
 /// The components of `text`, by `"<kind> <label>"` (top-level blocks without a label by kind).
 pub fn components(text: &str) -> Result<Map<String, Value>, String> {
@@ -139,6 +147,18 @@ impl Parser {
                 if label.is_some() {
                     return self.error("a labelled block inside a block");
                 }
+                if let Some((list, kind)) = name.split_once('.')
+                    && ORDERED_BLOCKS.contains(&list)
+                {
+                    let items = out
+                        .entry(list.to_owned())
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    match items {
+                        Value::Array(items) => items.push(json!({ kind: body })),
+                        _ => return self.error("a block list named like an attribute"),
+                    }
+                    continue;
+                }
                 if body.as_object().is_some_and(Map::is_empty) {
                     continue;
                 }
@@ -151,7 +171,23 @@ impl Parser {
         }
     }
 
+    /// A term, or terms joined by `+`.
     fn expr(&mut self) -> Result<Value, String> {
+        let first = self.term()?;
+        self.skip_space();
+        if self.peek() != Some('+') {
+            return Ok(first);
+        }
+        let mut terms = vec![first];
+        while self.peek() == Some('+') {
+            self.at += 1;
+            terms.push(self.term()?);
+            self.skip_space();
+        }
+        Ok(json!({ "$sum": terms }))
+    }
+
+    fn term(&mut self) -> Result<Value, String> {
         self.skip_space();
         match self.peek() {
             Some('"') => Ok(Value::String(self.string()?)),
@@ -179,7 +215,7 @@ impl Parser {
                                 })
                                 .collect(),
                         )),
-                        other => self.error(&format!("unknown function {other}")),
+                        other => Ok(json!({ "$call": other, "args": args })),
                     };
                 }
                 Ok(match path.as_str() {

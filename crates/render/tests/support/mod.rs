@@ -17,6 +17,7 @@
 #![allow(dead_code)]
 
 pub mod alloy_parse;
+pub mod alloy_run;
 pub mod configs;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,527 @@
+//! Proof of the native Alloy logs configuration (`render::alloy_native::logs`, issue 34)
+//! against the real Alloy: for every golden case and the bundled examples, each agent's logs
+//! config is written natively and, beside it, the static-mode config the logs pods run today
+//! goes through `alloy convert`. Both are read component by component
+//! (`support::alloy_parse`: order and layout aside, pipeline stages in order) and must be
+//! equal, but for the differences [`DELIBERATE`] names, each one a reason for the native path;
+//! `alloy fmt` must leave the native text as written, the fewest configs that hold every
+//! construct must load in `alloy run`, and the agent's positions must be taken over.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use api::{GrafanaAgent, Runtime};
+use render::PlanOptions;
+use render::alloy_native::logs::{LogsNativeError, logging, logs, logs_text};
+use render::alloy_syntax::{Body, Expr, Identifier, write_file};
+use render::config::DATA_DIRECTORY;
+use render::desired::Subsystem;
+use render::discover::discover;
+use render::manifest::Loader;
+use serde_json::{Map, Value};
+use support::alloy_parse::{ORDERED_BLOCKS, components};
+use support::alloy_run::{
+    alloy_binary, constructs, convert_static, covering, formatted_as_written, loads, normalized,
+    only_host_gaps, with_api_server,
+};
+
+/// What the converter writes where the native config says nothing, by block, attribute and
+/// value (as `normalized` reads it: durations in milliseconds), and why the native config
+/// leaves it out: each time, the agent (promtail) and Alloy agree on a default the converter
+/// does not write.
+const DELIBERATE: [(&str, &str, &str, &str); 6] = [
+    (
+        "stage.pack",
+        "ingest_timestamp",
+        "false",
+        "a pack stage without ingestTimestamp: the converter writes false; promtail's default, \
+         and Alloy's, is true (the packed entry gets the time it was packed)",
+    ),
+    (
+        "metric.counter",
+        "max_idle_duration",
+        "0",
+        "a counter without maxIdleDuration: the converter writes 0s, which Alloy refuses \
+         (at least 1s); promtail's default, and Alloy's, is 5m",
+    ),
+    (
+        "metric.gauge",
+        "max_idle_duration",
+        "0",
+        "a gauge without maxIdleDuration: as for counters",
+    ),
+    (
+        "metric.histogram",
+        "max_idle_duration",
+        "0",
+        "a histogram without maxIdleDuration: as for counters",
+    ),
+    (
+        "stage.multiline",
+        "max_wait_time",
+        "0",
+        "a multiline stage without maxWaitTime: the converter writes 0s, which Alloy refuses \
+         (above 0); promtail's default, and Alloy's, is 3s",
+    ),
+    (
+        "stage.multiline",
+        "max_lines",
+        "0",
+        "a multiline stage without maxLines: the converter writes 0 (no limit); promtail's \
+         default, and Alloy's, is 128",
+    ),
+];
+
+/// Alloy's defaults, by block: an attribute set to its default says nothing more than one
+/// left out (the converter leaves them out; the native config writes what the objects say).
+const DEFAULTS: [(&str, &str, &str); 15] = [
+    ("rule", "separator", "\";\""),
+    ("rule", "replacement", "\"$1\""),
+    ("rule", "action", "\"replace\""),
+    ("rule", "regex", "\"(.*)\""),
+    ("endpoint", "batch_wait", "1000"),
+    ("endpoint", "batch_size", "1048576"),
+    ("endpoint", "remote_timeout", "10000"),
+    ("endpoint", "min_backoff_period", "500"),
+    ("endpoint", "max_backoff_period", "300000"),
+    ("endpoint", "max_backoff_retries", "10"),
+    ("file_match", "sync_period", "10000"),
+    ("logging", "level", "\"info\""),
+    ("logging", "format", "\"logfmt\""),
+    ("loki.write", "external_labels", "{}"),
+    ("stage.pack", "ingest_timestamp", "true"),
+];
+
+/// One agent's logs, both ways.
+struct Case {
+    name: String,
+    native: Result<String, LogsNativeError>,
+    /// The native document itself, to run in Alloy.
+    body: Option<Body>,
+    static_text: String,
+    /// The LogsInstances' keys (`<namespace>/<name>`) by their name in the configs.
+    instances: BTreeMap<String, String>,
+}
+
+fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<Case> {
+    let mut loader = Loader::new();
+    for (source, text) in texts {
+        loader.add_source(source, text);
+    }
+    let store = loader.finish().store;
+    let mut out = Vec::new();
+    for agent in store.agents() {
+        if agent.spec.runtime.is_some_and(|r| r != Runtime::Alloy) {
+            continue;
+        }
+        let mut alloy_agent: GrafanaAgent = agent.as_ref().clone();
+        alloy_agent.spec.runtime = Some(Runtime::Alloy);
+        // The static config beside the native one: what the pods ran before, or run with
+        // `configFormat: static`.
+        alloy_agent.spec.alloy = None;
+        let alloy_agent = Arc::new(alloy_agent);
+        let discovery = discover(&alloy_agent, &store);
+        let plan = render::plan::plan(&discovery, opts);
+        let Some(config) = plan.configs.iter().find(|c| c.subsystem == Subsystem::Logs) else {
+            continue;
+        };
+        let env = support::shard_zero_env(&alloy_agent);
+        let static_text = support::expand_reloader_env(config.text.as_str(), &env)
+            .unwrap_or_else(|e| panic!("{case}: {}: {e}", config.secret_name));
+        let (h, _) = render::alloy::without_label_collisions(&discovery.hierarchy);
+        let rendered = render::config::logs::render(&h).expect("a logs config was planned");
+        let native = logs_text(&h).map(|text| {
+            text.expect("a logs config was planned")
+                .text
+                .as_str()
+                .to_owned()
+        });
+        let body = rendered.config.logs.as_ref().and_then(|section| {
+            let mut body = logs(section).ok()?;
+            logging(&mut body, &rendered.config.server);
+            Some(body)
+        });
+        let instances = h
+            .logs
+            .iter()
+            .map(|node| {
+                let key = node.instance_ref();
+                (render::alloy::instance_name(&h, &key), key.key())
+            })
+            .collect();
+        out.push(Case {
+            name: format!("{case}: {}", config.secret_name),
+            native,
+            body,
+            static_text,
+            instances,
+        });
+    }
+    out
+}
+
+fn every_case() -> Vec<Case> {
+    let mut out = Vec::new();
+    for dir in support::configs::all_cases() {
+        let name = dir
+            .strip_prefix(support::repo_root().join("testdata"))
+            .unwrap_or(&dir)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(dir.join("input.yaml")).expect("input");
+        let mut case_opts = support::options(&dir);
+        case_opts.runtime = Runtime::Alloy;
+        out.extend(cases_of(&name, &[("input.yaml".into(), text)], &case_opts));
+    }
+    let mut examples = Vec::new();
+    for entry in std::fs::read_dir(support::repo_root().join("examples"))
+        .expect("examples")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).expect("example");
+            examples.push((path.display().to_string(), text));
+        }
+    }
+    examples.sort();
+    let opts = PlanOptions {
+        runtime: Runtime::Alloy,
+        ..Default::default()
+    };
+    out.extend(cases_of("examples", &examples, &opts));
+    out
+}
+
+/// `value` (the body of `block`) without the attributes [`DELIBERATE`] names, counting in
+/// `removed` how many of each it had.
+fn without_deliberate(block: &str, value: &Value, removed: &mut [usize]) -> Value {
+    let Value::Object(items) = value else {
+        return value.clone();
+    };
+    let mut out = Map::new();
+    for (name, item) in items {
+        let text = item.to_string();
+        if let Some(i) = DELIBERATE
+            .iter()
+            .position(|(b, n, v, _)| *b == block && n == name && text == *v)
+        {
+            removed[i] += 1;
+            continue;
+        }
+        let item = match item {
+            Value::Array(entries) => Value::Array(
+                entries
+                    .iter()
+                    .map(|entry| match entry {
+                        Value::Object(kinds) if ORDERED_BLOCKS.contains(&name.as_str()) => {
+                            Value::Object(
+                                kinds
+                                    .iter()
+                                    .map(|(kind, body)| {
+                                        let block = format!("{name}.{kind}");
+                                        (kind.clone(), without_deliberate(&block, body, removed))
+                                    })
+                                    .collect(),
+                            )
+                        }
+                        other => without_deliberate(name, other, removed),
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        };
+        out.insert(name.clone(), item);
+    }
+    Value::Object(out)
+}
+
+/// `ours` against `theirs`, component by component: every difference but the deliberate ones
+/// (counted in `seen` when the converter's side shows one).
+fn differences(
+    ours: &Map<String, Value>,
+    theirs: &Map<String, Value>,
+    seen: &mut BTreeSet<usize>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+    for component in names {
+        // A top-level block without a label (`logging`) is Alloy's defaults when left out,
+        // as the converter leaves it when the agent sets nothing else.
+        let unset = (!component.contains(' ')).then(|| Value::Object(Map::new()));
+        let (Some(our_body), Some(their_body)) = (
+            ours.get(component).or(unset.as_ref()),
+            theirs.get(component).or(unset.as_ref()),
+        ) else {
+            let side = if ours.contains_key(component) {
+                "not in the converted config"
+            } else {
+                "missing"
+            };
+            out.push(format!("{component}: {side}"));
+            continue;
+        };
+        let kind = component.split(' ').next().unwrap_or_default();
+        let (mut ours_removed, mut theirs_removed) = ([0; 6], [0; 6]);
+        let our_body = without_deliberate(
+            kind,
+            &normalized(kind, our_body, &DEFAULTS),
+            &mut ours_removed,
+        );
+        let their_body = without_deliberate(
+            kind,
+            &normalized(kind, their_body, &DEFAULTS),
+            &mut theirs_removed,
+        );
+        for (i, (a, b)) in ours_removed.iter().zip(theirs_removed).enumerate() {
+            if b > *a {
+                seen.insert(i);
+            }
+        }
+        let (Value::Object(our_items), Value::Object(their_items)) = (our_body, their_body) else {
+            continue;
+        };
+        let items: BTreeSet<&String> = our_items.keys().chain(their_items.keys()).collect();
+        for name in items {
+            let (a, b) = (our_items.get(name), their_items.get(name));
+            if a != b {
+                out.push(format!(
+                    "{component}: {name}: native {} / converted {}",
+                    a.map_or("(none)".into(), Value::to_string),
+                    b.map_or("(none)".into(), Value::to_string)
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn native_logs_equal_the_converters_but_for_the_deliberate_differences() {
+    let alloy = alloy_binary();
+    let cases = every_case();
+    assert!(cases.len() > 20, "only {} configs", cases.len());
+    let mut failures = Vec::new();
+    let (mut equal, mut untranslated) = (0, Vec::new());
+    let mut deliberate_seen = BTreeSet::new();
+    for case in &cases {
+        if let (Some(dir), Ok(text)) = (std::env::var_os("ALLOY_NATIVE_DUMP"), &case.native) {
+            let file = case.name.replace(['/', ' ', ':'], "_");
+            std::fs::write(Path::new(&dir).join(format!("{file}.alloy")), text).expect("dump");
+        }
+        let native = match &case.native {
+            Ok(text) => text,
+            // What keeps an agent's logs static (`render::alloy::native_logs`), warned about.
+            Err(
+                e @ (LogsNativeError::Verbatim { .. } | LogsNativeError::ExpandedStrings { .. }),
+            ) => {
+                untranslated.push(format!("{}: {e}", case.name));
+                continue;
+            }
+            Err(e) => {
+                failures.push(format!("{}: {e}", case.name));
+                continue;
+            }
+        };
+        let converted = match convert_static(&alloy, &case.static_text) {
+            Ok(text) => text,
+            Err(e) => {
+                failures.push(format!("{}: {e}", case.name));
+                continue;
+            }
+        };
+        if let Err(e) = formatted_as_written(&alloy, native) {
+            failures.push(format!("{}: {e}", case.name));
+        }
+        let diffs = match (components(native), components(&converted)) {
+            (Ok(ours), Ok(theirs)) => differences(&ours, &theirs, &mut deliberate_seen),
+            (Err(e), _) => vec![format!("native text: {e}")],
+            (_, Err(e)) => vec![format!("converted text: {e}")],
+        };
+        if diffs.is_empty() {
+            equal += 1;
+        } else {
+            failures.push(format!("{}:\n  {}", case.name, diffs.join("\n  ")));
+        }
+    }
+    eprintln!(
+        "{equal} of {} logs configs equal the converter's; not translated: {}",
+        cases.len(),
+        untranslated.len()
+    );
+    assert!(
+        !untranslated.is_empty(),
+        "no case keeps its logs static (additionalScrapeConfigs)"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} configs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // Each deliberate difference is one a case shows: the list says what native changes.
+    for (i, (block, item, _, why)) in DELIBERATE.iter().enumerate() {
+        assert!(
+            deliberate_seen.contains(&i),
+            "no case shows the deliberate difference {block} {item} ({why})"
+        );
+    }
+}
+
+/// Every `loki.source.file` imports the positions file the agent kept for its instance
+/// (`<data>/<namespace>/<name>.yml`), and every instance's jobs are labelled after it.
+#[test]
+fn every_file_source_takes_the_agents_positions_over() {
+    let mut sources = 0;
+    for case in every_case() {
+        let Ok(native) = &case.native else { continue };
+        let parsed = components(native).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        for (component, body) in &parsed {
+            let Some(label) = component.strip_prefix("loki.source.file ") else {
+                continue;
+            };
+            let (instance, key) = case
+                .instances
+                .iter()
+                .filter(|(instance, _)| label.starts_with(&format!("logs_{instance}_")))
+                .max_by_key(|(instance, _)| instance.len())
+                .unwrap_or_else(|| panic!("{}: {label} names no instance", case.name));
+            let legacy = body.get("legacy_positions_file").and_then(Value::as_str);
+            assert_eq!(
+                legacy,
+                Some(render::alloy::positions_file(DATA_DIRECTORY, key).as_str()),
+                "{}: {component} of instance {instance}",
+                case.name
+            );
+            sources += 1;
+        }
+    }
+    assert!(sources > 20, "only {sources} file sources");
+}
+
+/// The agent's positions reach Alloy's: a `loki.source.file` of a native config, given the
+/// agent's positions file as it leaves it, starts with those offsets in its own positions
+/// file (`<storage.path>/loki.source.file.<label>/positions.yml`, the directory the same
+/// label gives it under the static format too).
+#[test]
+fn alloy_imports_the_agents_positions_file() {
+    let alloy = alloy_binary();
+    let case = every_case()
+        .into_iter()
+        .find(|c| c.name == "workloads/alloy-native-logs: native-logs-config")
+        .expect("the alloy-native-logs case");
+    let body = case.body.expect("a native config");
+    let scratch = support::configs::scratch_dir("alloy-native-logs", "positions");
+    let legacy = scratch.join("agent-positions.yml");
+    let log = "/var/log/pods/monitoring_web-0_0000/web/0.log";
+    std::fs::write(&legacy, format!("positions:\n  {log}: \"4096\"\n")).expect("legacy positions");
+    // The one source, its agent's file moved into the scratch directory.
+    let mut sources = Vec::new();
+    let mut body = with_api_server(body);
+    for block in &mut body.blocks {
+        let kind: Vec<&str> = block.name.iter().map(Identifier::as_str).collect();
+        if kind == ["loki", "source", "file"] {
+            for attribute in &mut block.body.attributes {
+                if attribute.name.as_str() == "legacy_positions_file" {
+                    attribute.value = Expr::string(legacy.display().to_string());
+                }
+            }
+            sources.extend(block.label.as_ref().map(|l| l.as_str().to_owned()));
+        }
+    }
+    assert!(!sources.is_empty(), "the case has no file source");
+    let dir = scratch.join("run");
+    // The pod's Secret files are not on this host; Alloy stops on them after every component
+    // has been built, the file source and its positions included.
+    match loads(&alloy, &write_file(&body), &dir) {
+        Ok(()) => {}
+        Err(e) if only_host_gaps(&e) => {}
+        Err(e) => panic!("files in {}: {e}", dir.display()),
+    }
+    for label in &sources {
+        let positions = dir
+            .join("data")
+            .join(format!("loki.source.file.{label}"))
+            .join("positions.yml");
+        let text = std::fs::read_to_string(&positions)
+            .unwrap_or_else(|e| panic!("{}: {e}", positions.display()));
+        assert!(
+            text.contains(log) && text.contains("4096"),
+            "{}:\n{text}",
+            positions.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// Every construct the native writer produced for any case (component kinds, attributes,
+/// blocks and pipeline stages at every depth) is loaded by the real Alloy at least once: the
+/// fewest configs that hold them all are run, each until Alloy reports ready.
+#[test]
+fn every_native_logs_construct_loads_in_the_real_alloy() {
+    let alloy = alloy_binary();
+    let cases: Vec<Case> = every_case()
+        .into_iter()
+        .filter(|c| c.native.is_ok())
+        .collect();
+    let sets: Vec<BTreeSet<String>> = cases
+        .iter()
+        .map(|c| constructs(c.native.as_deref().unwrap_or_default()))
+        .collect();
+    let chosen = covering(&sets);
+    let scratch = support::configs::scratch_dir("alloy-native-logs", "load");
+    let mut failures = Vec::new();
+    for &i in &chosen {
+        let case = &cases[i];
+        let Some(body) = case.body.clone() else {
+            continue;
+        };
+        let text = write_file(&with_api_server(body));
+        let dir = scratch.join(i.to_string());
+        match loads(&alloy, &text, &dir) {
+            Ok(()) => {}
+            Err(e) if only_host_gaps(&e) => {
+                eprintln!("{}: arguments accepted; {e}", case.name);
+            }
+            Err(e) => failures.push(format!("{} (files in {}): {e}", case.name, dir.display())),
+        }
+    }
+    let all: BTreeSet<&String> = sets.iter().flatten().collect();
+    eprintln!(
+        "{} configs hold the {} constructs of {} native logs configs; each loaded",
+        chosen.len(),
+        all.len(),
+        cases.len()
+    );
+    // The stages the renderer supports are all among them.
+    for stage in [
+        "cri",
+        "docker",
+        "regex",
+        "json",
+        "replace",
+        "template",
+        "pack",
+        "timestamp",
+        "output",
+        "label_drop",
+        "label_keep",
+        "labels",
+        "limit",
+        "metrics",
+        "multiline",
+        "tenant",
+        "match",
+        "drop",
+    ] {
+        let written = all
+            .iter()
+            .any(|c| c.starts_with("loki.process/") && c.ends_with(&format!("/stage/{stage}")));
+        assert!(written, "no case writes stage.{stage}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
