@@ -51,7 +51,8 @@ const NOT_IN_DEBIANS_PROMTOOL: [&str; 1] = ["consul_sd_configs"];
 
 /// Swaps every `kubernetes_sd_configs` (and [`NOT_IN_DEBIANS_PROMTOOL`]) of `job` for a static
 /// target, and leaves out the keys promtool is too old for ([`NEWER_THAN_PROMTOOL`],
-/// `native_histogram_min_bucket_factor`).
+/// `native_histogram_min_bucket_factor`), in the job and in its `oauth2` (whose token
+/// requests have their own proxy settings since Prometheus 2.43).
 fn without_kubernetes_sd(mut job: Value) -> Value {
     if let Some(map) = job.as_object_mut() {
         for key in NEWER_THAN_PROMTOOL
@@ -59,6 +60,9 @@ fn without_kubernetes_sd(mut job: Value) -> Value {
             .chain(&["native_histogram_min_bucket_factor"])
         {
             map.remove(*key);
+            if let Some(oauth2) = map.get_mut("oauth2").and_then(Value::as_object_mut) {
+                oauth2.remove(*key);
+            }
         }
     }
     let swapped = job.as_object_mut().is_some_and(|map| {
