@@ -9,8 +9,9 @@
 //!
 //! * each config Secret holds what each field asks, the scrape classes applied;
 //! * the agent v0.44.8 runs its config without an error, its Kubernetes discoveries against
-//!   this API server; Alloy v1.19.2 converts the static config for Alloy with no error; the
-//!   native config is left unchanged by `alloy fmt` and runs in `alloy run` until ready;
+//!   this API server; Alloy v1.19.2 converts the static config for Alloy with no error and
+//!   runs it as the pods do (`--config.format=static`) until ready; the native config is left
+//!   unchanged by `alloy fmt` and runs in `alloy run` until ready, without an error logged;
 //! * no field is reported unknown, but the Probe fields our types still lack
 //!   ([`PROBE_FIELDS_NOT_TYPED`]), each named in status and an Event, never dropped silently;
 //! * `agent-operator explain` names the scrape class each monitor took.
@@ -978,10 +979,9 @@ fn run_for(mut command: Command, log: &Path, run_for: Duration) -> (String, bool
     (std::fs::read_to_string(log).unwrap_or_default(), running)
 }
 
-/// The agent v0.44.8 runs `rendered`'s config as shard 0's pod would, for 5 seconds: it must
-/// not exit, nor log an error.
-fn agent_runs(cluster: &Cluster, rendered: &Rendered, dir: &Path) {
-    let agent = built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
+/// `rendered`'s static config as shard 0's pod reads it, laid out on the host under its pod
+/// folder: the file to run.
+fn static_on_host(cluster: &Cluster, rendered: &Rendered, dir: &Path) -> PathBuf {
     let root = pod_root(cluster, &rendered.agent, dir);
     let mut config: Value =
         serde_saphyr::from_str(&shard_zero(&rendered.config)).expect("the config is YAML");
@@ -992,6 +992,15 @@ fn agent_runs(cluster: &Cluster, rendered: &Rendered, dir: &Path) {
         render::yaml::to_string(&config).expect("the config as YAML"),
     )
     .expect("agent.yml");
+    file
+}
+
+/// The agent v0.44.8 runs `rendered`'s config as shard 0's pod would, for 5 seconds: it must
+/// not exit, nor log an error.
+fn agent_runs(cluster: &Cluster, rendered: &Rendered, dir: &Path) {
+    let agent = built_binary("GRAFANA_AGENT_BIN", "build-grafana-agent", "grafana-agent");
+    let file = static_on_host(cluster, rendered, dir);
+    let root = file.parent().expect("the pod folder");
     let mut command = Command::new(agent);
     command
         .arg(format!("-config.file={}", file.display()))
@@ -1002,7 +1011,7 @@ fn agent_runs(cluster: &Cluster, rendered: &Rendered, dir: &Path) {
             "-server.grpc.address=127.0.0.1:0",
             "-disable-reporting",
         ])
-        .current_dir(&root);
+        .current_dir(root);
     let (log, running) = run_for(command, &root.join("agent.log"), Duration::from_secs(5));
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("level=error")).collect();
     assert!(
@@ -1084,8 +1093,9 @@ fn ready(port: u16) -> bool {
         && (answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200"))
 }
 
-/// Alloy v1.19.2 runs the native config until it reports ready, without an error.
-fn alloy_runs_native(cluster: &Cluster, alloy: &Path, rendered: &Rendered, dir: &Path) {
+/// `rendered`'s native config as shard 0's pod reads it, laid out on the host under its pod
+/// folder (each `discovery.kubernetes` given this control plane's kubeconfig): the file to run.
+fn native_on_host(cluster: &Cluster, rendered: &Rendered, dir: &Path) -> PathBuf {
     let root = pod_root(cluster, &rendered.agent, dir);
     let kubeconfig = format!("\tkubeconfig_file = \"{}\"", cluster.kubeconfig.display());
     let mut text = String::new();
@@ -1099,6 +1109,13 @@ fn alloy_runs_native(cluster: &Cluster, alloy: &Path, rendered: &Rendered, dir: 
     }
     let file = root.join("config.alloy");
     std::fs::write(&file, text).expect("config.alloy");
+    file
+}
+
+/// Alloy v1.19.2 runs `file` with the pods' `format` arguments until it reports ready, and
+/// logs no error.
+fn alloy_runs(alloy: &Path, file: &Path, format: &[&str]) {
+    let root = file.parent().expect("the pod folder");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -1106,7 +1123,8 @@ fn alloy_runs_native(cluster: &Cluster, alloy: &Path, rendered: &Rendered, dir: 
     let log = root.join("alloy.log");
     let mut child = Command::new(alloy)
         .arg("run")
-        .arg(&file)
+        .arg(file)
+        .args(format)
         .arg(format!("--server.http.listen-addr=127.0.0.1:{port}"))
         .arg(format!("--storage.path={}", root.join("data").display()))
         .arg("--disable-reporting")
@@ -1316,8 +1334,17 @@ async fn monitors_for_prometheus_operator_v0_94_crds_render_and_load_on_both_run
         converted.contains("convert_classic_histograms_to_nhcb = true"),
         "{converted}"
     );
+    let extra_args = format!(
+        "--config.extra-args={}",
+        render::workloads::pod_template::ALLOY_EXTRA_ARGS
+    );
+    alloy_runs(
+        &alloy,
+        &static_on_host(&cluster, &alloy_static, &dir),
+        &["--config.format=static", &extra_args],
+    );
     alloy_formats(&alloy, native);
-    alloy_runs_native(&cluster, &alloy, &alloy_native, &dir);
+    alloy_runs(&alloy, &native_on_host(&cluster, &alloy_native, &dir), &[]);
 
     let log = operator.stop();
     assert!(!log.contains("panicked"), "{log}");
