@@ -252,8 +252,8 @@ pub struct AlloySpec {
     /// `native`: the operator writes the metrics StatefulSets' config in Alloy's own syntax
     /// (the same scrape jobs, rules and settings, plus the MetricsInstances' WAL settings the
     /// converter drops); the logs and integrations workloads stay static for now, and an
-    /// agent whose MetricsInstances have `additionalScrapeConfigs` or select ScrapeConfigs
-    /// keeps its metrics static too (a warning says so). Back to `static` is the rollback: see docs/alloy.md.
+    /// agent whose MetricsInstances have `additionalScrapeConfigs` keeps its metrics static
+    /// too (a warning says so). Back to `static` is the rollback: see docs/alloy.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_format: Option<AlloyConfigFormat>,
 }

@@ -60,22 +60,12 @@ fn native_requested(h: &Hierarchy) -> bool {
 }
 
 /// What keeps an agent's metrics static under `configFormat: native`: each selected
-/// MetricsInstance's `additionalScrapeConfigs` (raw Prometheus jobs) and each selected
-/// ScrapeConfig (its discoveries are not written natively yet), with the field to name.
+/// MetricsInstance's `additionalScrapeConfigs` (raw Prometheus jobs), with the field to name.
 fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str)> + '_ {
-    h.metrics.iter().flat_map(|node| {
-        let additional = node
-            .instance
-            .spec
-            .additional_scrape_configs
-            .is_some()
-            .then(|| (node.instance_ref(), "spec.additionalScrapeConfigs"));
-        let scrape_configs = node
-            .scrape_configs
-            .iter()
-            .map(|sc| (InputRef::of(Kind::ScrapeConfig, sc.as_ref()), "spec"));
-        additional.into_iter().chain(scrape_configs)
-    })
+    h.metrics
+        .iter()
+        .filter(|node| node.instance.spec.additional_scrape_configs.is_some())
+        .map(|node| (node.instance_ref(), "spec.additionalScrapeConfigs"))
 }
 
 /// Whether `h`'s logs DaemonSet runs a config in Alloy's own syntax

@@ -111,6 +111,7 @@ impl Expr {
         match self {
             Expr::Object(entries) => !entries.is_empty(),
             Expr::Array(items) => items.iter().any(Expr::spans_lines),
+            Expr::Call(_, args) => args.iter().any(Expr::spans_lines),
             _ => false,
         }
     }

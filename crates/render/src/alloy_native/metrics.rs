@@ -61,13 +61,13 @@ pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
     Ok(body)
 }
 
-/// The components of one job, by kind: `[discovery, relabel, scrape, sample relabel]`.
+/// The components of one job, by kind: `[discoveries, relabel, scrape, sample relabel]`.
 fn scrape_job(
     job: &ScrapeConfig,
     global: &GlobalConfig,
     label: &Identifier,
     receiver: Expr,
-) -> Result<[Option<Block>; 4], NativeError> {
+) -> Result<[Vec<Block>; 4], NativeError> {
     let ScrapeConfig {
         job_name,
         honor_labels,
@@ -110,13 +110,6 @@ fn scrape_job(
         keep_dropped_targets,
         scrape_config,
     } = job;
-    // ScrapeConfigs' discoveries and settings are not written natively yet: an agent that
-    // selects any keeps the static format (`crate::alloy::native_metrics`).
-    if scrape_config.is_some() {
-        return Err(NativeError::ScrapeConfig {
-            job: job_name.clone(),
-        });
-    }
     // The settings the renderer writes for the agent only (Alloy's converter refuses them,
     // and runtime alloy warns about them instead): never set in a config for Alloy.
     let agent_only = [
@@ -137,10 +130,14 @@ fn scrape_job(
         });
     }
 
-    let (discovery, targets) = match (kubernetes_sd_configs.as_slice(), static_configs.as_slice()) {
-        ([], statics) => (None, static_targets(statics)),
-        ([sd], []) => (
-            Some(kubernetes_discovery(sd, label)),
+    let sds = (kubernetes_sd_configs.as_slice(), static_configs.as_slice());
+    let (discovery, targets) = match (sds, scrape_config) {
+        (([], statics), Some(extra)) => {
+            super::scrape_config::discoveries(job_name, extra, statics, label)?
+        }
+        (([], statics), None) => (Vec::new(), static_targets(statics)),
+        (([sd], []), None) => (
+            vec![kubernetes_discovery(sd, label)],
             reference("discovery.kubernetes", label, "targets"),
         ),
         _ => {
@@ -271,7 +268,15 @@ fn scrape_job(
     if let Some(t) = tls {
         tls_config(body, t);
     }
-    Ok([discovery, relabel, Some(scrape), sample_relabel])
+    if let Some(extra) = scrape_config {
+        super::scrape_config::scrape_settings(body, job_name, extra)?;
+    }
+    Ok([
+        discovery,
+        relabel.into_iter().collect(),
+        vec![scrape],
+        sample_relabel.into_iter().collect(),
+    ])
 }
 
 pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
@@ -320,7 +325,7 @@ pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) 
 
 /// Static targets as Alloy takes them: one object per target, its group's labels beside its
 /// `__address__`.
-fn static_targets(groups: &[StaticConfig]) -> Expr {
+pub(super) fn static_targets(groups: &[StaticConfig]) -> Expr {
     Expr::Array(
         groups
             .iter()

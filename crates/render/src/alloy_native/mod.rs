@@ -3,14 +3,15 @@
 //! as Alloy components, instead of handing Alloy a static-mode file to convert with its
 //! "public preview" converter (issue 34).
 //!
-//! One module per concern: [`metrics`] (scrape jobs and remote_write), [`logs`] (PodLogs
-//! jobs, their pipelines and the Loki clients), [`http`] (the client settings every component
-//! shares). Pure: functions of the typed config, written with
-//! [`crate::alloy_syntax`].
+//! One module per concern: [`metrics`] (scrape jobs and remote_write), [`scrape_config`]
+//! (ScrapeConfigs' discoveries and client settings), [`logs`] (PodLogs jobs, their pipelines
+//! and the Loki clients), [`http`] (the client settings every component shares). Pure:
+//! functions of the typed config, written with [`crate::alloy_syntax`].
 
 pub mod http;
 pub mod logs;
 pub mod metrics;
+pub mod scrape_config;
 
 use thiserror::Error;
 
@@ -29,11 +30,6 @@ pub enum NativeError {
          native Alloy configuration does not translate"
     )]
     Verbatim { instance: String, job: String },
-    #[error(
-        "job {job:?} comes from a ScrapeConfig, whose discoveries the native Alloy \
-         configuration does not translate yet"
-    )]
-    ScrapeConfig { job: String },
     #[error("job {job:?}: {what} has no native Alloy translation")]
     Unsupported { job: String, what: String },
     #[error("component label: {0}")]
