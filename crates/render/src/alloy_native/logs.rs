@@ -502,18 +502,18 @@ fn metric_block(metric_name: &str, metric: &MetricStage) -> Block {
         "gauge" => {
             body.attribute(name("action"), Expr::String(action.to_ascii_lowercase()));
         }
-        // A histogram observes its value and has no action; promtail ignores one.
+        // A histogram observes its value and has no action; promtail ignores one. Alloy
+        // requires its buckets; none (`[]`) are Prometheus' default buckets there as in
+        // promtail.
         _ => {
-            if !buckets.is_empty() {
-                let buckets = buckets
-                    .iter()
-                    .map(|n| match n.as_i64() {
-                        Some(i) => Expr::Int(i),
-                        None => Expr::Float(n.as_f64().unwrap_or(f64::NAN)),
-                    })
-                    .collect();
-                body.attribute(name("buckets"), Expr::Array(buckets));
-            }
+            let buckets = buckets
+                .iter()
+                .map(|n| match n.as_i64() {
+                    Some(i) => Expr::Int(i),
+                    None => Expr::Float(n.as_f64().unwrap_or(f64::NAN)),
+                })
+                .collect();
+            body.attribute(name("buckets"), Expr::Array(buckets));
         }
     }
     b
