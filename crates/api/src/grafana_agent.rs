@@ -249,11 +249,13 @@ pub enum Runtime {
 pub struct AlloySpec {
     /// `static` (the default): Alloy converts the generated static-mode configs at start and
     /// on every reload (`--config.format=static`, Alloy's "public preview" converter).
-    /// `native`: the operator writes the metrics StatefulSets' config in Alloy's own syntax
-    /// (the same scrape jobs, rules and settings, plus the MetricsInstances' WAL settings the
-    /// converter drops); the logs and integrations workloads stay static for now, and an
-    /// agent whose MetricsInstances have `additionalScrapeConfigs` keeps its metrics static
-    /// too (a warning says so). Back to `static` is the rollback: see docs/alloy.md.
+    /// `native`: the operator writes the metrics StatefulSets' and the logs DaemonSet's
+    /// configs in Alloy's own syntax (the same scrape jobs, rules, pipelines and settings,
+    /// plus the MetricsInstances' WAL settings the converter drops); the integrations
+    /// workloads stay static for now, an agent whose MetricsInstances have
+    /// `additionalScrapeConfigs` keeps its metrics static, and one whose LogsInstances have
+    /// `additionalScrapeConfigs`, or with `expandUserStrings`, its logs (a warning says so).
+    /// Back to `static` is the rollback: see docs/alloy.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_format: Option<AlloyConfigFormat>,
 }
