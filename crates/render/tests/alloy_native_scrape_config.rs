@@ -1,18 +1,23 @@
 //! ScrapeConfigs under `spec.alloy.configFormat: native` (issues 34 and 36): the agent's
 //! metrics run natively (no fallback to the static format, no warning saying so), each
 //! discovery is the component Alloy's converter makes of it, labelled and joined in the
-//! converter's order. That the arguments equal the converter's and load in the real Alloy is
-//! `alloy_native.rs`'s proof, which covers the golden case read here.
+//! converter's order, and every component runs in the real Alloy with the Secrets' files in
+//! place. That the arguments equal the converter's is `alloy_native.rs`'s proof, which covers
+//! the golden case read here.
 
 mod support;
 
 use std::path::PathBuf;
 
-use render::desired::{DesiredObject, Subsystem};
+use render::alloy_syntax::write_file_keeping;
+use render::assets::ASSETS_MOUNT_PATH;
+use render::desired::{DesiredObject, Subsystem, assets_secret_name};
+use render::expansion::SHARD_VARIABLES;
 use render::plan::Plan;
 use render::rejection::Rejection;
 use serde_json::{Value, json};
 use support::alloy_parse::components;
+use support::alloy_run::{alloy_binary, loads, with_api_server};
 
 fn case() -> PathBuf {
     support::repo_root().join("testdata/metrics/q36-scrape-config-native")
@@ -173,4 +178,50 @@ fn discoveries_are_labelled_per_kind_and_joined_in_the_converters_order() {
         json!("TLS12"),
         "{text}"
     );
+}
+
+/// The golden case's native config, as shard 0 reads it, runs in the real Alloy until ready:
+/// every discovery built with its arguments, credentials, CA file and proxy settings (the
+/// Secrets' files written where the config names them; Kubernetes discoveries without an
+/// address given one, as a host has no in-cluster settings). Alloy stops at the first load
+/// when a component fails to build, so ready means every one did.
+#[test]
+fn every_scrape_config_component_runs_in_the_real_alloy() {
+    let mut loader = render::manifest::Loader::new();
+    loader.add_source("input.yaml", &input());
+    let store = loader.finish().store;
+    let agent = store.agents().next().expect("one agent").clone();
+    let discovery = render::discover::discover(&agent, &store);
+    let (h, _) = render::alloy::without_label_collisions(&discovery.hierarchy);
+    let section = render::config::metrics::render(&h)
+        .and_then(|r| r.config.metrics)
+        .expect("a metrics config");
+    let body = render::alloy_native::metrics(&section).expect("written natively");
+    let text = write_file_keeping(&with_api_server(body), &SHARD_VARIABLES);
+    let text = support::expand_reloader_env(&text, &support::shard_zero_env(&agent))
+        .expect("the shard's variables");
+
+    let dir = support::configs::scratch_dir("alloy-native-scrape-config", "run");
+    let assets = dir.join("secrets");
+    std::fs::create_dir_all(&assets).expect("assets folder");
+    let plan = plan_of(&input());
+    let secret = assets_secret_name(&plan.agent.name);
+    let data = plan
+        .objects
+        .iter()
+        .find_map(|o| match &o.object {
+            DesiredObject::Secret(s) if s.metadata.name.as_deref() == Some(secret.as_str()) => {
+                s.data.clone()
+            }
+            _ => None,
+        })
+        .expect("the assets Secret");
+    for (key, value) in &data {
+        std::fs::write(assets.join(key), &value.0).expect("an asset file");
+    }
+    let text = text.replace(ASSETS_MOUNT_PATH, &assets.display().to_string());
+    assert!(text.contains("discovery.ec2"), "{text}");
+    let outcome = loads(&alloy_binary(), &text, &dir.join("alloy"));
+    assert!(outcome.is_ok(), "{outcome:?}\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
