@@ -29,6 +29,7 @@
 //! but `alloy fmt` (v1.19.2) escapes such a key's text a second time, changing the key. Label
 //! names and the other keys the operator writes need no escapes.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use thiserror::Error;
@@ -45,15 +46,27 @@ pub enum SyntaxError {
 /// A name Alloy accepts bare: an attribute, a block name part, a component label, an
 /// object key written without quotes.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Identifier(String);
+pub struct Identifier(Cow<'static, str>);
 
 impl Identifier {
     pub fn new(text: impl Into<String>) -> Result<Self, SyntaxError> {
         let text = text.into();
         if is_identifier(&text) {
-            Ok(Identifier(text))
+            Ok(Identifier(Cow::Owned(text)))
         } else {
             Err(SyntaxError::InvalidIdentifier { text })
+        }
+    }
+
+    /// [`Identifier::new`] for a name written in the code (an attribute or block name), kept
+    /// without a copy: a config of 10k jobs names hundreds of thousands of attributes.
+    pub fn of_static(text: &'static str) -> Result<Self, SyntaxError> {
+        if is_identifier(text) {
+            Ok(Identifier(Cow::Borrowed(text)))
+        } else {
+            Err(SyntaxError::InvalidIdentifier {
+                text: text.to_owned(),
+            })
         }
     }
 
@@ -180,6 +193,16 @@ pub fn write_file_keeping(body: &Body, kept: &[&str]) -> String {
     out
 }
 
+/// Appends `block` to `out` as a top-level block of a file: the text [`write_file_keeping`]
+/// gives it, a blank line apart from what `out` already holds. Files too large to hold twice
+/// are written this way, block by block.
+pub fn append_top_block(out: &mut String, block: &Block, kept: &[&str]) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    write_block(out, kept, block, 0);
+}
+
 fn write_body(out: &mut String, kept: &[&str], body: &Body, depth: usize) {
     let lines = body.attributes.iter().map(|a| (a.name.as_str(), &a.value));
     write_aligned(out, kept, lines, depth, "");
@@ -231,13 +254,17 @@ fn write_aligned<'a>(
             .map_or(lines.len(), |i| run_start + i + 1);
         let run = &lines[run_start..run_end];
         // Each key written once; its width is Alloy's aligner's, in characters.
-        let keys: Vec<(String, usize)> = run
+        let keys: Vec<(Cow<'_, str>, usize)> = run
             .iter()
             .map(|(key, _)| {
+                if is_identifier(key) {
+                    // ASCII: as many characters as bytes.
+                    return (Cow::Borrowed(*key), key.len());
+                }
                 let mut text = String::new();
-                write_key(&mut text, kept, key);
+                write_string(&mut text, key, Some(kept));
                 let width = text.chars().count();
-                (text, width)
+                (Cow::Owned(text), width)
             })
             .collect();
         let width = keys.iter().map(|(_, w)| *w).max().unwrap_or(0);
@@ -251,14 +278,6 @@ fn write_aligned<'a>(
             out.push('\n');
         }
         run_start = run_end;
-    }
-}
-
-fn write_key(out: &mut String, kept: &[&str], key: &str) {
-    if is_identifier(key) {
-        out.push_str(key);
-    } else {
-        write_string(out, key, Some(kept));
     }
 }
 
@@ -369,6 +388,15 @@ fn indent(out: &mut String, depth: usize) {
 /// Unicode text, is written as it is. `kept: None` writes every `$(` as it is.
 fn write_string(out: &mut String, text: &str, kept: Option<&[&str]>) {
     out.push('"');
+    // Most strings (label names, regexes, addresses) need no escape: copied whole.
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'$'))
+    {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         match c {

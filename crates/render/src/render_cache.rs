@@ -169,7 +169,7 @@ fn taken_earlier(
 
 /// Monitors rendered at once (on every core), their parts copied into the text and freed
 /// before the next batch: about 4 MB of text.
-const BATCH_MONITORS: usize = 1024;
+pub const BATCH_MONITORS: usize = 1024;
 
 /// Whether an instance of `h` has `additionalScrapeConfigs`: those are checked against the
 /// generated job names, so the agent is rendered in full, without the cache.
@@ -270,6 +270,32 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
         rejections,
         largest: largest.0,
     })
+}
+
+/// The monitors whose jobs each of `configs` (the instances of `h`, as
+/// [`metrics::section`] lists them) writes, with that instance's context: for other writers
+/// of the same jobs (the native Alloy config). A monitor an earlier instance the agent runs
+/// together with it already has is left out, as in agent.yml.
+pub fn monitors_by_instance<'h>(
+    h: &'h Hierarchy,
+    configs: &[InstanceConfig],
+    ctx: &ScrapeContext<'h>,
+) -> Vec<(ScrapeContext<'h>, Vec<Monitor<'h>>)> {
+    let nodes = nodes_of(h, configs);
+    let taken = taken_earlier(configs, &nodes);
+    nodes
+        .into_iter()
+        .zip(&taken)
+        .map(|(node, taken)| match node {
+            Some(node) => (
+                ctx.for_instance(&node.instance),
+                node.monitors()
+                    .filter(|m| taken.is_empty() || !taken.contains(&m.object()))
+                    .collect(),
+            ),
+            None => (ctx.clone(), Vec::new()),
+        })
+        .collect()
 }
 
 impl MetricsConfigCache {
@@ -515,7 +541,7 @@ impl Largest {
 
 /// One monitor of any kind, to render its part.
 #[derive(Clone, Copy)]
-enum Monitor<'h> {
+pub enum Monitor<'h> {
     Service(&'h api::ServiceMonitor),
     Pod(&'h api::PodMonitor),
     Probe(&'h api::Probe),
@@ -524,7 +550,7 @@ enum Monitor<'h> {
 
 impl Monitor<'_> {
     /// Which monitor it is.
-    fn object(&self) -> InputRef {
+    pub fn object(&self) -> InputRef {
         match self {
             Monitor::Service(m) => InputRef::of(Kind::ServiceMonitor, *m),
             Monitor::Pod(m) => InputRef::of(Kind::PodMonitor, *m),
@@ -542,19 +568,23 @@ impl Monitor<'_> {
         })
     }
 
+    /// Its scrape jobs in its instance's context, or why it is left out.
+    pub fn jobs(&self, ctx: &ScrapeContext<'_>) -> Result<Vec<metrics::ScrapeConfig>, Rejection> {
+        match self {
+            Monitor::Service(m) => metrics::service_monitor_jobs(ctx, m),
+            Monitor::Pod(m) => metrics::pod_monitor_jobs(ctx, m),
+            Monitor::Probe(m) => metrics::probe_job(ctx, m).map(|j| vec![j]),
+            Monitor::ScrapeConfig(m) => metrics::scrape_config_job(ctx, m).map(|j| vec![j]),
+        }
+    }
+
     /// Its jobs as YAML sequence items at `indent`, or why it is left out.
     fn part(
         &self,
         ctx: &ScrapeContext<'_>,
         indent: usize,
     ) -> Result<Result<String, Rejection>, YamlError> {
-        let jobs = match self {
-            Monitor::Service(m) => metrics::service_monitor_jobs(ctx, m),
-            Monitor::Pod(m) => metrics::pod_monitor_jobs(ctx, m),
-            Monitor::Probe(m) => metrics::probe_job(ctx, m).map(|j| vec![j]),
-            Monitor::ScrapeConfig(m) => metrics::scrape_config_job(ctx, m).map(|j| vec![j]),
-        };
-        let list = match jobs {
+        let list = match self.jobs(ctx) {
             Ok(list) => list,
             Err(r) => return Ok(Err(r)),
         };
@@ -609,7 +639,7 @@ enum Slot {
 }
 
 /// Fewer items than this go to one rayon task: splitting further costs more than it gains.
-const PARALLEL_THRESHOLD: usize = 64;
+pub const PARALLEL_THRESHOLD: usize = 64;
 
 fn version_of<M: Resource + Serialize>(monitor: &M) -> Result<Version, YamlError> {
     match monitor.meta().resource_version.as_deref() {

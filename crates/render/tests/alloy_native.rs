@@ -247,6 +247,24 @@ fn differences(
     out
 }
 
+/// The plan writes the native config monitor by monitor, on every core
+/// (`metrics_by_monitor`); the text is that of the whole document written at once.
+#[test]
+fn the_native_text_written_by_monitor_is_the_whole_documents() {
+    let mut compared = 0;
+    for case in every_case() {
+        let (Ok(native), Some(body)) = (&case.native, &case.body) else {
+            continue;
+        };
+        let whole =
+            support::expand_reloader_env(&write_file_keeping(body, &SHARD_VARIABLES), &case.env)
+                .expect("expand");
+        assert_eq!(native, &whole, "{}", case.name);
+        compared += 1;
+    }
+    assert!(compared > 50, "only {compared} configs compared");
+}
+
 #[test]
 fn native_metrics_equal_the_converters_but_for_the_deliberate_differences() {
     let alloy = alloy_binary();

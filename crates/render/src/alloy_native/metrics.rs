@@ -1,26 +1,35 @@
 //! The metrics of an agent in Alloy components: per MetricsInstance one
 //! `prometheus.remote_write` (its endpoints, the external labels, its WAL settings), per scrape
 //! job a `discovery.kubernetes` (or inline static targets), a `discovery.relabel`, a
-//! `prometheus.scrape` and, when the job relabels samples, a `prometheus.relabel`.
+//! `prometheus.scrape` and, when the job relabels samples, a `prometheus.relabel`, written
+//! in that order: each instance's components together, each job's in the order they feed
+//! each other (Alloy's converter groups components by kind instead; the order means nothing
+//! to Alloy, and this one lets a monitor's components be written on their own).
 //!
 //! Component labels are those Alloy's own static converter gives (`metrics_<instance>` and
 //! `metrics_<instance>_<job>`, sanitised), so a switch between the two paths shows the same
 //! components; they are unique because `crate::alloy` already keeps instance and job names
 //! apart after sanitising.
 
+use rayon::prelude::*;
+
 use crate::alloy::identifier;
-use crate::alloy_syntax::{Block, Body, Expr, Identifier};
+use crate::alloy_syntax::{Block, Body, Expr, Identifier, append_top_block};
 use crate::config::common::{KubernetesSdConfig, RelabelRule, SdNamespaces};
 use crate::config::metrics::remote_write::{MetadataConfigOut, QueueConfigOut, SigV4Out};
 use crate::config::metrics::scrape::StaticConfig;
 use crate::config::metrics::{
     GlobalConfig, InstanceConfig, MetricsSection, RemoteWriteConfig, ScrapeConfig,
-    ScrapeConfigEntry,
+    ScrapeConfigEntry, ScrapeContext,
 };
+use crate::discover::Hierarchy;
+use crate::expansion::SHARD_VARIABLES;
+use crate::rejection::Rejection;
+use crate::render_cache::{BATCH_MONITORS, Monitor, PARALLEL_THRESHOLD, monitors_by_instance};
 
 use super::http::{authorization, basic_auth, bearer, oauth2, string_map, tls_config};
 use super::{
-    NativeError, block, component, config_string, duration, label, milliseconds, name, optional,
+    NativeError, block, component, config_string, duration, known, label, milliseconds, optional,
     reference,
 };
 
@@ -28,14 +37,15 @@ use super::{
 const DEFAULT_SCRAPE_INTERVAL: &str = "1m";
 const DEFAULT_SCRAPE_TIMEOUT: &str = "10s";
 
-/// Every component of `section`, instance after instance, in the order Alloy's converter
-/// lists kinds (discoveries, relabels, scrapes, sample relabels, remote_writes), each kind in
-/// job order.
+/// Every component of `section`: per instance its `prometheus.remote_write`, then each of its
+/// jobs' components in the order they feed each other (discovery, relabel, scrape, sample
+/// relabel), job after job.
 pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
-    let mut kinds: [Vec<Block>; 5] = Default::default();
+    let mut body = Body::default();
     for instance in &section.configs {
         let prefix = label(format!("metrics_{}", identifier(&instance.name)))?;
         let receiver = reference("prometheus.remote_write", &prefix, "receiver");
+        body.block(remote_write(section, instance, &prefix));
         for entry in &instance.scrape_configs {
             let job = match entry {
                 ScrapeConfigEntry::Generated(job) => job,
@@ -46,19 +56,95 @@ pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
                     });
                 }
             };
-            let job_label = label(format!("{}_{}", prefix.as_str(), identifier(&job.job_name)))?;
-            let blocks = scrape_job(job, &section.global, &job_label, receiver.clone())?;
-            for (kind, block) in blocks.into_iter().enumerate() {
-                kinds[kind].extend(block);
+            for block in job_components(job, &section.global, &prefix, &receiver)? {
+                body.block(block);
             }
         }
-        kinds[4].push(remote_write(section, instance, &prefix));
-    }
-    let mut body = Body::default();
-    for block in kinds.into_iter().flatten() {
-        body.block(block);
     }
     Ok(body)
+}
+
+/// The text of [`metrics`] for the agent `h`, whose `section` was rendered without its
+/// monitors' jobs ([`SectionOptions::include_monitors`](crate::config::metrics::SectionOptions)):
+/// each monitor's jobs rendered and written on every core, a batch at a time, and copied into
+/// the text once, so that neither the agent's typed jobs nor its components are ever held
+/// whole, as agent.yml is written ([`crate::render_cache`]). A rejected monitor's rejection
+/// goes to `rejections`.
+pub fn metrics_by_monitor(
+    h: &Hierarchy,
+    section: &MetricsSection,
+    ctx: &ScrapeContext<'_>,
+    rejections: &mut Vec<Rejection>,
+) -> Result<String, NativeError> {
+    let mut text = String::new();
+    let instances = monitors_by_instance(h, &section.configs, ctx);
+    for (instance, (ctx, monitors)) in section.configs.iter().zip(&instances) {
+        if let Some(entry) = instance.scrape_configs.first() {
+            return Err(NativeError::Verbatim {
+                instance: instance.name.clone(),
+                job: entry.job_name().to_owned(),
+            });
+        }
+        let prefix = label(format!("metrics_{}", identifier(&instance.name)))?;
+        let receiver = reference("prometheus.remote_write", &prefix, "receiver");
+        append_top_block(
+            &mut text,
+            &remote_write(section, instance, &prefix),
+            &SHARD_VARIABLES,
+        );
+        for batch in monitors.chunks(BATCH_MONITORS) {
+            let parts: Vec<_> = batch
+                .par_iter()
+                .with_min_len(PARALLEL_THRESHOLD)
+                .map(|monitor| monitor_text(monitor, ctx, &section.global, &prefix, &receiver))
+                .collect();
+            for part in parts {
+                match part? {
+                    Ok(part) if part.is_empty() => {}
+                    Ok(part) => {
+                        // Each part is top-level blocks: a blank line apart from the text's.
+                        text.push('\n');
+                        text.push_str(&part);
+                    }
+                    Err(rejection) => rejections.push(rejection),
+                }
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// The text of a monitor's components, or why the monitor is left out.
+fn monitor_text(
+    monitor: &Monitor<'_>,
+    ctx: &ScrapeContext<'_>,
+    global: &GlobalConfig,
+    prefix: &Identifier,
+    receiver: &Expr,
+) -> Result<Result<String, Rejection>, NativeError> {
+    let jobs = match monitor.jobs(ctx) {
+        Ok(jobs) => jobs,
+        Err(rejection) => return Ok(Err(rejection)),
+    };
+    let mut text = String::new();
+    for job in &jobs {
+        for block in job_components(job, global, prefix, receiver)? {
+            append_top_block(&mut text, &block, &SHARD_VARIABLES);
+        }
+    }
+    Ok(Ok(text))
+}
+
+/// The components of `job` of the instance whose components are labelled `prefix`.
+fn job_components(
+    job: &ScrapeConfig,
+    global: &GlobalConfig,
+    prefix: &Identifier,
+    receiver: &Expr,
+) -> Result<impl Iterator<Item = Block>, NativeError> {
+    let job_label = label(format!("{}_{}", prefix.as_str(), identifier(&job.job_name)))?;
+    let blocks = scrape_job(job, global, &job_label, receiver.clone())?;
+    Ok(blocks.into_iter().flatten())
 }
 
 /// The components of one job, by kind: `[discoveries, relabel, scrape, sample relabel]`.
@@ -151,7 +237,7 @@ fn scrape_job(
         (None, targets)
     } else {
         let mut b = component("discovery.relabel", label);
-        b.body.attribute(name("targets"), targets);
+        b.body.attribute(known("targets"), targets);
         rules(&mut b.body, "rule", relabel_configs);
         (Some(b), reference("discovery.relabel", label, "output"))
     };
@@ -160,16 +246,16 @@ fn scrape_job(
     } else {
         let mut b = component("prometheus.relabel", label);
         b.body
-            .attribute(name("forward_to"), Expr::Array(vec![receiver]));
+            .attribute(known("forward_to"), Expr::Array(vec![receiver]));
         rules(&mut b.body, "rule", metric_relabel_configs);
         (Some(b), reference("prometheus.relabel", label, "receiver"))
     };
 
     let mut scrape = component("prometheus.scrape", label);
     let body = &mut scrape.body;
-    body.attribute(name("targets"), targets)
-        .attribute(name("forward_to"), Expr::Array(vec![forward_to]))
-        .attribute(name("job_name"), Expr::string(job_name));
+    body.attribute(known("targets"), targets)
+        .attribute(known("forward_to"), Expr::Array(vec![forward_to]))
+        .attribute(known("job_name"), Expr::string(job_name));
     optional(body, "honor_labels", honor_labels.map(Expr::Bool));
     optional(body, "honor_timestamps", honor_timestamps.map(Expr::Bool));
     // Prometheus 3's name; the Prometheus 2 one is the agent's, for the same field.
@@ -181,7 +267,7 @@ fn scrape_job(
         convert_classic_histograms_to_nhcb.map(Expr::Bool),
     );
     if !scrape_protocols.is_empty() {
-        body.attribute(name("scrape_protocols"), Expr::strings(scrape_protocols));
+        body.attribute(known("scrape_protocols"), Expr::strings(scrape_protocols));
     }
     optional(
         body,
@@ -193,7 +279,7 @@ fn scrape_job(
             .iter()
             .map(|(k, values)| (k.clone(), Expr::strings(values)))
             .collect();
-        body.attribute(name("params"), Expr::Object(params));
+        body.attribute(known("params"), Expr::Object(params));
     }
     // The agent's defaults for jobs without their own; Alloy's component has no global.
     let interval = scrape_interval.as_ref().or(global.scrape_interval.as_ref());
@@ -251,7 +337,7 @@ fn scrape_job(
             .iter()
             .map(|(k, values)| (k.clone(), Expr::strings(values)))
             .collect();
-        body.attribute(name("proxy_connect_header"), Expr::Object(headers));
+        body.attribute(known("proxy_connect_header"), Expr::Object(headers));
     }
     optional(body, "follow_redirects", follow_redirects.map(Expr::Bool));
     optional(body, "enable_http2", enable_http2.map(Expr::Bool));
@@ -292,23 +378,23 @@ pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) 
     } = sd;
     let mut b = component("discovery.kubernetes", label);
     let body = &mut b.body;
-    body.attribute(name("role"), Expr::string(role));
+    body.attribute(known("role"), Expr::string(role));
     optional(body, "api_server", api_server.as_deref().map(Expr::string));
     if let Some(SdNamespaces { names }) = namespaces {
         let mut n = block("namespaces");
-        n.body.attribute(name("names"), Expr::strings(names));
+        n.body.attribute(known("names"), Expr::strings(names));
         body.block(n);
     }
     for selector in selectors {
         let mut b = block("selectors");
         b.body
-            .attribute(name("role"), Expr::string(&selector.role))
-            .attribute(name("label"), Expr::string(&selector.label));
+            .attribute(known("role"), Expr::string(&selector.role))
+            .attribute(known("label"), Expr::string(&selector.label));
         body.block(b);
     }
     if let Some(metadata) = attach_metadata {
         let mut b = block("attach_metadata");
-        b.body.attribute(name("node"), Expr::Bool(metadata.node));
+        b.body.attribute(known("node"), Expr::Bool(metadata.node));
         body.block(b);
     }
     if let Some(a) = basic {
@@ -346,7 +432,7 @@ pub(super) fn static_targets(groups: &[StaticConfig]) -> Expr {
 }
 
 /// One `block_name` block per rule, its fields under Alloy's names.
-pub(super) fn rules(out: &mut Body, block_name: &str, rules: &[RelabelRule]) {
+pub(super) fn rules(out: &mut Body, block_name: &'static str, rules: &[RelabelRule]) {
     for rule in rules {
         let RelabelRule {
             source_labels,
@@ -357,10 +443,10 @@ pub(super) fn rules(out: &mut Body, block_name: &str, rules: &[RelabelRule]) {
             replacement,
             action,
         } = rule;
-        let mut b = block(block_name);
+        let mut b = Block::new(vec![known(block_name)], None);
         if !source_labels.is_empty() {
             b.body
-                .attribute(name("source_labels"), Expr::strings(source_labels));
+                .attribute(known("source_labels"), Expr::strings(source_labels));
         }
         optional(
             &mut b.body,
@@ -407,7 +493,7 @@ fn remote_write(section: &MetricsSection, instance: &InstanceConfig, label: &Ide
             .map(|(k, v)| (k.clone(), config_string(v)))
             .collect();
         b.body
-            .attribute(name("external_labels"), Expr::Object(labels));
+            .attribute(known("external_labels"), Expr::Object(labels));
     }
     let endpoints = if own.is_empty() {
         &section.global.remote_write
@@ -451,14 +537,14 @@ fn endpoint(rw: &RemoteWriteConfig) -> Block {
     let mut b = block("endpoint");
     let body = &mut b.body;
     optional(body, "name", endpoint_name.as_deref().map(Expr::string));
-    body.attribute(name("url"), Expr::string(url));
+    body.attribute(known("url"), Expr::string(url));
     optional(
         body,
         "remote_timeout",
         remote_timeout.as_deref().map(duration),
     );
     if !headers.is_empty() {
-        body.attribute(name("headers"), string_map(headers));
+        body.attribute(known("headers"), string_map(headers));
     }
     optional(body, "proxy_url", proxy_url.as_deref().map(Expr::string));
     if let Some(a) = basic {
@@ -545,7 +631,7 @@ fn metadata(m: &MetadataConfigOut) -> Block {
         send_interval,
     } = m;
     let mut b = block("metadata_config");
-    b.body.attribute(name("send"), Expr::Bool(*send));
+    b.body.attribute(known("send"), Expr::Bool(*send));
     optional(
         &mut b.body,
         "send_interval",

@@ -15,9 +15,11 @@ pub mod scrape_config;
 
 use thiserror::Error;
 
-use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, write_file_keeping};
+use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError};
+use crate::config;
+use crate::config::metrics::{ScrapeContext, SectionOptions};
 use crate::discover::Hierarchy;
-use crate::expansion::{ConfigString, SHARD_VARIABLES};
+use crate::expansion::ConfigString;
 use crate::render_cache::RenderedText;
 
 pub use metrics::metrics;
@@ -40,15 +42,22 @@ pub enum NativeError {
 /// `None` when the agent has no MetricsInstance. For agents of
 /// [`crate::alloy::native_metrics`].
 pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> {
-    let Some(rendered) = crate::config::metrics::render(h) else {
+    if h.metrics.is_empty() {
         return Ok(None);
+    }
+    let mut rejections = Vec::new();
+    let options = SectionOptions {
+        include_monitors: false,
+        ..SectionOptions::METRICS
     };
-    let section = rendered.config.metrics.unwrap_or_default();
+    let section = config::metrics::section(h, options, &mut rejections);
+    let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
+    // `$(SHARD)` and `$(SHARDS)` in any string stay the loader's, as in the static-mode
+    // metrics config (upstream documents them for users' own hashmod rules).
+    let text = metrics::metrics_by_monitor(h, &section, &ctx, &mut rejections)?;
     Ok(Some(RenderedText {
-        // `$(SHARD)` and `$(SHARDS)` in any string stay the loader's, as in the static-mode
-        // metrics config (upstream documents them for users' own hashmod rules).
-        text: write_file_keeping(&metrics(&section)?, &SHARD_VARIABLES).into(),
-        rejections: rendered.rejections,
+        text: text.into(),
+        rejections,
         largest: Vec::new(),
     }))
 }
@@ -61,6 +70,11 @@ fn label(text: String) -> Result<Identifier, NativeError> {
 /// An identifier the operator writes itself (attribute and block names).
 fn name(text: &str) -> Identifier {
     Identifier::new(text).unwrap_or_else(|e| panic!("operator-written name: {e}"))
+}
+
+/// [`name`] for a name in the code, without a copy (the hot path: every attribute).
+fn known(text: &'static str) -> Identifier {
+    Identifier::of_static(text).unwrap_or_else(|e| panic!("operator-written name: {e}"))
 }
 
 /// A block without a label: `a.b { }`.
@@ -82,9 +96,9 @@ fn reference(kind: &str, label: &Identifier, export: &str) -> Expr {
 }
 
 /// `key = value` when there is a value.
-fn optional(body: &mut Body, key: &str, value: Option<Expr>) {
+fn optional(body: &mut Body, key: &'static str, value: Option<Expr>) {
     if let Some(value) = value {
-        body.attribute(name(key), value);
+        body.attribute(known(key), value);
     }
 }
 
