@@ -24,8 +24,8 @@ use render::manifest::Loader;
 use serde_json::{Map, Value};
 use support::alloy_parse::{ORDERED_BLOCKS, components};
 use support::alloy_run::{
-    alloy_binary, constructs, convert_static, covering, formatted_as_written, loads, normalized,
-    only_host_gaps, with_api_server,
+    EXTRA_ARGS, alloy_binary, constructs, convert_static, covering, formatted_as_written,
+    free_port, loads, normalized, only_host_gaps, with_api_server,
 };
 
 /// What the converter writes where the native config says nothing, by block, attribute and
@@ -454,6 +454,70 @@ fn alloy_imports_the_agents_positions_file() {
             positions.display()
         );
     }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// A switch from the static format keeps Alloy's own positions: Alloy running the static
+/// config (as the pods run it) keeps each file source's positions in
+/// `<storage.path>/loki.source.file.<label>`, and the native config's file sources have
+/// those same labels, so they find them.
+#[test]
+fn the_static_formats_file_sources_keep_their_positions_where_the_native_ones_look() {
+    let alloy = alloy_binary();
+    let case = every_case()
+        .into_iter()
+        .find(|c| c.name == "workloads/alloy-native-logs: native-logs-config")
+        .expect("the alloy-native-logs case");
+    let native = case.native.expect("a native config");
+    let labels: Vec<String> = components(&native)
+        .expect("the native config reads back")
+        .keys()
+        .filter_map(|c| c.strip_prefix("loki.source.file "))
+        .map(str::to_owned)
+        .collect();
+    assert!(!labels.is_empty(), "the case has no file source");
+    let scratch = support::configs::scratch_dir("alloy-native-logs", "static-positions");
+    let file = scratch.join("agent.yml");
+    std::fs::write(&file, &case.static_text).expect("static config");
+    let storage = scratch.join("data");
+    let mut child = std::process::Command::new(&alloy)
+        .arg("run")
+        .arg(&file)
+        .arg("--config.format=static")
+        .arg(format!("--config.extra-args={EXTRA_ARGS}"))
+        .arg(format!(
+            "--server.http.listen-addr=127.0.0.1:{}",
+            free_port()
+        ))
+        .arg(format!("--storage.path={}", storage.display()))
+        .arg("--disable-reporting")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(scratch.join("alloy.log")).expect("log file"))
+        .spawn()
+        .expect("alloy runs");
+    let directories = |labels: &[String]| {
+        labels
+            .iter()
+            .all(|l| storage.join(format!("loki.source.file.{l}")).is_dir())
+    };
+    // The pod's files and API server are not on this host: Alloy may stop once it has built
+    // the components, the file sources among them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !directories(&labels)
+        && std::time::Instant::now() < deadline
+        && child.try_wait().ok().flatten().is_none()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        directories(&labels),
+        "{labels:?} not all under {}:\n{}",
+        storage.display(),
+        std::fs::read_to_string(scratch.join("alloy.log")).unwrap_or_default()
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
