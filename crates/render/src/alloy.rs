@@ -463,22 +463,41 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
         let name = instance_name(h, &instance);
         let label = |job: &str| identifier(&format!("metrics_{name}_{job}"));
         let mut generated = BTreeSet::new();
-        let mut keep = |object: InputRef, jobs: Vec<String>| -> bool {
-            let labels = jobs
-                .iter()
-                .map(|job| (label(job), format!("scrape job {job}")))
-                .collect();
-            match taken.claim(&object, labels) {
-                Ok(()) => {
-                    generated.extend(jobs);
-                    true
+        // `discoveries`: a ScrapeConfig's discovery components by kind, with how many; the
+        // first of a kind takes the job's label, the next `<label>_2`, ... (the converter's
+        // labels): claimed per kind, so that another job whose label is one of those cannot
+        // give two discovery components of one kind one label.
+        let mut keep =
+            |object: InputRef, jobs: Vec<String>, discoveries: &[(&str, usize)]| -> bool {
+                let mut labels: Vec<(String, String)> = jobs
+                    .iter()
+                    .map(|job| (label(job), format!("scrape job {job}")))
+                    .collect();
+                for job in &jobs {
+                    for (kind, count) in discoveries {
+                        for n in 1..=*count {
+                            let own = match n {
+                                1 => label(job),
+                                n => format!("{}_{n}", label(job)),
+                            };
+                            labels.push((
+                                format!("{kind} {own}"),
+                                format!("{kind} {n} of scrape job {job}"),
+                            ));
+                        }
+                    }
                 }
-                Err(c) => {
-                    rejections.push(collision(object, &instance, c));
-                    false
+                match taken.claim(&object, labels) {
+                    Ok(()) => {
+                        generated.extend(jobs);
+                        true
+                    }
+                    Err(c) => {
+                        rejections.push(collision(object, &instance, c));
+                        false
+                    }
                 }
-            }
-        };
+            };
         let service_monitors: Vec<_> = node
             .service_monitors
             .iter()
@@ -487,7 +506,7 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
                 let jobs = (0..m.spec.endpoints.len())
                     .map(|i| format!("serviceMonitor/{}/{}/{i}", r.namespace, r.name))
                     .collect();
-                keep(r, jobs)
+                keep(r, jobs, &[])
             })
             .cloned()
             .collect();
@@ -499,7 +518,7 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
                 let jobs = (0..m.spec.pod_metrics_endpoints.len())
                     .map(|i| format!("podMonitor/{}/{}/{i}", r.namespace, r.name))
                     .collect();
-                keep(r, jobs)
+                keep(r, jobs, &[])
             })
             .cloned()
             .collect();
@@ -509,7 +528,7 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
             .filter(|p| {
                 let r = InputRef::of(Kind::Probe, p.as_ref());
                 let jobs = vec![format!("probe/{}/{}", r.namespace, r.name)];
-                keep(r, jobs)
+                keep(r, jobs, &[])
             })
             .cloned()
             .collect();
@@ -519,7 +538,16 @@ pub fn without_label_collisions(h: &Hierarchy) -> (Cow<'_, Hierarchy>, Vec<Rejec
             .filter(|s| {
                 let r = InputRef::of(Kind::ScrapeConfig, s.as_ref());
                 let jobs = vec![format!("scrapeConfig/{}/{}", r.namespace, r.name)];
-                keep(r, jobs)
+                let spec = &s.spec;
+                let discoveries = [
+                    ("discovery.consul", spec.consul_sd_configs.len()),
+                    ("discovery.dns", spec.dns_sd_configs.len()),
+                    ("discovery.ec2", spec.ec2_sd_configs.len()),
+                    ("discovery.file", spec.file_sd_configs.len()),
+                    ("discovery.http", spec.http_sd_configs.len()),
+                    ("discovery.kubernetes", spec.kubernetes_sd_configs.len()),
+                ];
+                keep(r, jobs, &discoveries)
             })
             .cloned()
             .collect();

@@ -225,3 +225,62 @@ fn every_scrape_config_component_runs_in_the_real_alloy() {
     assert!(outcome.is_ok(), "{outcome:?}\n{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A ScrapeConfig's second discovery of a kind is labelled `<job label>_2`: a ScrapeConfig
+/// whose own label is that one, with a discovery of the same kind, would give Alloy two
+/// components of one label (which it refuses, the whole config with them), so the later one
+/// is left out by name; with discoveries of other kinds only, it runs beside it.
+#[test]
+fn a_job_labelled_as_anothers_second_discovery_of_its_kind_is_left_out() {
+    let scrape_config = |name: &str, discoveries: &str| {
+        format!(
+            "---\napiVersion: monitoring.coreos.com/v1alpha1\nkind: ScrapeConfig\n\
+             metadata: {{name: {name}, namespace: apps, labels: {{team: infra}}}}\n\
+             spec:\n{discoveries}"
+        )
+    };
+    let two_http = "  httpSDConfigs:\n  - url: http://a/sd\n  - url: http://b/sd\n";
+    let mut text = input()
+        .split("\n---\napiVersion: monitoring.coreos.com/v1alpha1")
+        .next()
+        .expect("the agent, instance and Secret")
+        .to_owned();
+    text.push('\n');
+    text.push_str(&scrape_config("foo", two_http));
+    text.push_str(&scrape_config(
+        "foo-2",
+        "  httpSDConfigs:\n  - url: http://c/sd\n",
+    ));
+    text.push_str(&scrape_config("bar", two_http));
+    text.push_str(&scrape_config(
+        "bar-2",
+        "  dnsSDConfigs:\n  - names: [bar.example]\n",
+    ));
+    let plan = plan_of(&text);
+    let left_out: Vec<(&str, Option<&str>)> = plan
+        .rejections
+        .iter()
+        .map(|r| (r.object.name.as_str(), r.field.as_deref()))
+        .collect();
+    assert_eq!(
+        left_out,
+        [("foo-2", Some("metadata.name"))],
+        "{:#?}",
+        plan.rejections
+    );
+    let config = metrics_text(&plan);
+    let parsed = components(&config).unwrap_or_else(|e| panic!("{e}\n{config}"));
+    let job = "metrics_operator_primary_scrapeConfig_apps";
+    for component in [
+        format!("discovery.http {job}_foo_2"),
+        format!("discovery.http {job}_bar_2"),
+        format!("discovery.dns {job}_bar_2"),
+        format!("prometheus.scrape {job}_bar_2"),
+    ] {
+        assert!(parsed.contains_key(&component), "{component}:\n{config}");
+    }
+    assert!(
+        !parsed.contains_key(&format!("prometheus.scrape {job}_foo_2")),
+        "{config}"
+    );
+}
