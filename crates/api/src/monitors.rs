@@ -404,9 +404,9 @@ pub struct PodMetricsEndpoint {
     pub tls_config: Option<ScrapeTlsConfig>,
 }
 
-/// A scrape class of a MetricsInstance (`spec.scrapeClasses`): settings its ServiceMonitors
-/// and PodMonitors take by naming it (`scrapeClass`), or all that name none when it is the
-/// `default`. What the monitor sets itself wins.
+/// A scrape class of a MetricsInstance (`spec.scrapeClasses`): settings its ServiceMonitors,
+/// PodMonitors, Probes and ScrapeConfigs take by naming it (`scrapeClass`), or all that name
+/// none when it is the `default`. What the monitor sets itself wins.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScrapeClass {
@@ -440,7 +440,8 @@ pub struct ScrapeClass {
     /// `metricRelabelings`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metric_relabelings: Vec<RelabelConfig>,
-    /// The monitor's `attachMetadata` when it sets none.
+    /// The monitor's `attachMetadata` when it sets none (not a Probe's: its Ingress discovery
+    /// takes none, as prometheus-operator's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_metadata: Option<AttachMetadata>,
 }
@@ -493,7 +494,8 @@ pub struct ProbeSpec {
     /// The prober to send the checks to. Without it the scrape address is empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prober: Option<ProberSpec>,
-    /// The prober module to run, sent as the `module` URL parameter; sent empty when unset.
+    /// The prober module to run, sent as the `module` URL parameter; when unset, the `module`
+    /// entry of `params`, else sent empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
     /// What to probe: static targets or Ingresses. `staticConfig` wins when both are set; a
@@ -557,6 +559,66 @@ pub struct ProbeSpec {
     /// default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable_http2: Option<bool>,
+    /// The formats to negotiate with the prober, most preferred first (`scrape_protocols`).
+    /// Alloy uses them; the agent cannot choose (it asks for OpenMetrics, then the Prometheus
+    /// text format): left out there, with a warning.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("items" = {"type": "string", "enum": SCRAPE_PROTOCOLS}, "x-kubernetes-list-type" = "set"))]
+    pub scrape_protocols: Vec<String>,
+    /// How to parse a prober response whose Content-Type is missing or unknown
+    /// (`fallback_scrape_protocol`; Alloy). Unset: the scrape class's. The agent always parses
+    /// it as `PrometheusText0.0.4`: another value gets a warning there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = SCRAPE_PROTOCOLS))]
+    pub fallback_scrape_protocol: Option<String>,
+    /// Whether to add the extra scrape metrics (`scrape_timeout_seconds`, ...). Neither
+    /// runtime can per job: true gets the Probe a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_scrape_metrics: Option<bool>,
+    /// Native histogram settings, handled as a ServiceMonitor's; their fields sit directly in
+    /// the spec.
+    #[serde(flatten)]
+    pub native_histograms: NativeHistogramConfig,
+    /// How many targets dropped by relabeling the job keeps in memory for its targets page
+    /// (`keep_dropped_targets`); 0 or unset means all. Alloy's converter refuses it: left out
+    /// there, with a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub keep_dropped_targets: Option<i64>,
+    /// The scrape class of the selecting MetricsInstance to apply (`spec.scrapeClasses`): its
+    /// TLS files and authorization for the requests to the prober (where the Probe sets none),
+    /// its relabelings after the prober's address rules, its metric relabelings and its
+    /// `fallbackScrapeProtocol`. Unset: the class marked `default`, if any. A class the
+    /// instance does not define rejects the Probe.
+    #[serde(
+        default,
+        rename = "scrapeClass",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1))]
+    pub scrape_class: Option<String>,
+    /// Further URL parameters sent to the prober (the job's `params`), each name once.
+    /// `module` wins over a parameter named `module`; without `module`, that parameter is the
+    /// module sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(
+        length(min = 1),
+        extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"])
+    )]
+    pub params: Vec<ProbeParam>,
+}
+
+/// One URL parameter of a Probe's requests to the prober.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeParam {
+    /// The parameter's name.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Its values, each sent as `name=value`, in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1), extend("items" = {"type": "string", "minLength": 1}))]
+    pub values: Vec<String>,
 }
 
 /// Where the prober listens and how to reach it.
@@ -565,9 +627,10 @@ pub struct ProbeSpec {
 pub struct ProberSpec {
     /// Address of the prober, `host:port` without a scheme; it becomes the scrape address.
     pub url: String,
-    /// `http` or `https`. Defaults to `http`.
+    /// `http` or `https` (prometheus-operator's CRD also accepts `HTTP` and `HTTPS`, written
+    /// in lower case). Defaults to `http`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["http", "https"]))]
+    #[schemars(extend("enum" = ["http", "https", "HTTP", "HTTPS"]))]
     pub scheme: Option<String>,
     /// HTTP path of the prober's probe endpoint; an empty path also means `/probe`.
     #[serde(default = "default_prober_path")]

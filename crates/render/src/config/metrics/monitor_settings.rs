@@ -1,5 +1,5 @@
-//! The fields prometheus-operator added to ServiceMonitors and PodMonitors after v0.66 (issue
-//! 36): what each runtime's config takes from them, a warning for each one a runtime cannot
+//! The fields prometheus-operator added to ServiceMonitors, PodMonitors and Probes after v0.66
+//! (issue 36): what each runtime's config takes from them, a warning for each one a runtime cannot
 //! apply while the series stay those the target exposes (saying what it does instead), and
 //! a rejection where ignoring it would send series of another shape than asked.
 //!
@@ -16,6 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use api::ProbeSpec;
 use api::Runtime;
 use api::monitors::{
     AttachMetadata, LabelLimits, MonitorScrapeSettings, NativeHistogramConfig, ScrapeClass,
@@ -497,8 +498,8 @@ fn quantity_text(q: &IntOrString) -> String {
     }
 }
 
-/// The warnings of `h`'s ServiceMonitors and PodMonitors: each field set that the runtime
-/// cannot apply, with what it does instead (Reason `AlloyDifference` for Alloy,
+/// The warnings of `h`'s ServiceMonitors, PodMonitors and Probes: each field set that the
+/// runtime cannot apply, with what it does instead (Reason `AlloyDifference` for Alloy,
 /// `UnusedSetting` for the agent). The monitors run; a monitor selected by several instances
 /// is warned about once.
 pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
@@ -528,6 +529,17 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                 "spec.podMetricsEndpoints",
             ));
         }
+        for p in &node.probes {
+            let object = InputRef::of(Kind::Probe, p.as_ref());
+            out.extend(monitor_warnings(
+                runtime,
+                &object,
+                &probe_settings(&p.spec),
+                std::iter::empty(),
+                "",
+            ));
+            out.extend(probe_module_warning(&object, &p.spec));
+        }
         if runtime == Runtime::Alloy {
             out.extend(node.service_monitors.iter().flat_map(|sm| {
                 let tls = sm.spec.endpoints.iter().enumerate().map(|(i, e)| {
@@ -554,6 +566,35 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
         }
     }
     out.into_iter().collect()
+}
+
+/// The settings a Probe shares with ServiceMonitors, in their type, so that its job takes them
+/// (and its warnings) as a monitor's do. A Probe has no `selectorMechanism` nor
+/// `bodySizeLimit` (prometheus-operator v0.95).
+pub fn probe_settings(spec: &ProbeSpec) -> MonitorScrapeSettings {
+    MonitorScrapeSettings {
+        selector_mechanism: None,
+        scrape_protocols: spec.scrape_protocols.clone(),
+        fallback_scrape_protocol: spec.fallback_scrape_protocol.clone(),
+        extra_scrape_metrics: spec.extra_scrape_metrics,
+        native_histograms: spec.native_histograms.clone(),
+        keep_dropped_targets: spec.keep_dropped_targets,
+        scrape_class: spec.scrape_class.clone(),
+        body_size_limit: None,
+    }
+}
+
+/// A `params` entry named `module` beside `spec.module`: the module wins (as
+/// prometheus-operator's CRD says), so the entry is not sent; said rather than dropped.
+fn probe_module_warning(object: &InputRef, spec: &ProbeSpec) -> Option<Rejection> {
+    non_empty(&spec.module)?;
+    let i = spec.params.iter().position(|p| p.name == "module")?;
+    Some(Rejection::new(
+        object.clone(),
+        Reason::UnusedSetting,
+        format!("spec.params[{i}]"),
+        "not sent: spec.module is the module parameter sent to the prober".to_owned(),
+    ))
 }
 
 /// With Alloy, one warning per TLS `maxVersion` of `object`: its HTTP clients, each a field
@@ -640,7 +681,8 @@ fn class_warnings(runtime: Runtime, instance: &api::MetricsInstance) -> Vec<Reje
     out
 }
 
-/// One monitor's warnings (see [`warnings`]); a ScrapeConfig's too, with no endpoints.
+/// One monitor's warnings (see [`warnings`]); a Probe's and a ScrapeConfig's too, with no
+/// endpoints.
 pub(super) fn monitor_warnings<'e>(
     runtime: Runtime,
     object: &InputRef,

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use api::Probe;
+use api::monitors::{LabelLimits, ProbeParam};
 
 use crate::config::common::{
     FieldError, RelabelRule, basic_auth_inline, non_empty, proxy, safe_authorization,
@@ -12,6 +13,7 @@ use crate::config::common::{
 use crate::input_ref::{InputRef, Kind};
 use crate::rejection::{Reason, Rejection};
 
+use super::monitor_settings;
 use super::scrape::{
     ScrapeConfig, ScrapeContext, StaticConfig, check_single_auth, check_tls_pair, rejection,
 };
@@ -44,6 +46,18 @@ fn job(
         "spec.",
     )?;
     let prober = spec.prober.clone().unwrap_or_default();
+    // The scrape class (the one named, else the instance's default; a name the instance lacks
+    // rejects the Probe) and the settings ServiceMonitors share, rendered as theirs are. A
+    // Probe's label limits keep having no effect (the Grafana Agent Operator's behaviour).
+    let class = monitor_settings::scrape_class(ctx, spec.scrape_class.as_deref())?;
+    let mut job = monitor_settings::job_fields_with_class(
+        ctx,
+        &monitor_settings::probe_settings(spec),
+        &LabelLimits::default(),
+        class.as_ref(),
+    )?;
+    // As prometheus-operator's generator: the class's relabelings after the prober's address.
+    let class_relabelings = monitor_settings::class_relabelings(class.as_ref());
 
     let mut relabel = vec![job_name_copy()];
     if let Some(job_name) = non_empty(&spec.job_name) {
@@ -52,7 +66,6 @@ fn job(
     // The prober's address is not optional: upstream writes `replacement: ""` when it is empty.
     let prober_address = RelabelRule::set("__address__", &prober.url);
     let targets = spec.targets.as_ref();
-    let mut job = ScrapeConfig::default();
     if let Some(static_config) = targets.and_then(|t| t.static_config.as_ref()) {
         let mut labels: BTreeMap<String, String> = static_config.labels.clone();
         labels.insert("namespace".to_owned(), ns.to_owned());
@@ -63,6 +76,7 @@ fn job(
         relabel.push(RelabelRule::copy("__address__", "__param_target"));
         relabel.push(RelabelRule::copy("__param_target", "instance"));
         relabel.push(prober_address);
+        relabel.extend(class_relabelings);
         relabel.extend(user_relabel_rules(
             &static_config.relabeling_configs,
             "spec.targets.staticConfig.relabelingConfigs",
@@ -108,6 +122,7 @@ fn job(
         ));
         relabel.push(RelabelRule::copy("__param_target", "instance"));
         relabel.push(prober_address);
+        relabel.extend(class_relabelings);
         relabel.extend(user_relabel_rules(
             &ingress.relabeling_configs,
             "spec.targets.ingress.relabelingConfigs",
@@ -134,12 +149,9 @@ fn job(
     });
     job.scrape_interval = non_empty(&spec.interval);
     job.scrape_timeout = non_empty(&spec.scrape_timeout);
-    job.scheme = non_empty(&prober.scheme);
-    // Always present, even as `[""]`, as upstream.
-    job.params = BTreeMap::from([(
-        "module".to_owned(),
-        vec![spec.module.clone().unwrap_or_default()],
-    )]);
+    // prometheus-operator's CRD accepts `HTTP`/`HTTPS`; Prometheus only the lower case.
+    job.scheme = non_empty(&prober.scheme).map(|s| s.to_ascii_lowercase());
+    job.params = params(spec.module.as_deref(), &spec.params)?;
     let prober_proxy = proxy(&prober.proxy, secrets, "spec.prober")?;
     job.proxy_url = prober_proxy.proxy_url;
     job.no_proxy = prober_proxy.no_proxy;
@@ -172,7 +184,83 @@ fn job(
         .map(|o| scrape_oauth2(ctx.runtime, o, secrets, "spec.oauth2"))
         .transpose()?;
     job.relabel_configs = relabel;
+    if let Some(class) = &class {
+        monitor_settings::apply_class(class, &mut job);
+    }
     check_single_auth(&job, "spec")?;
     check_tls_pair(job.tls_config.as_ref(), "spec.tlsConfig")?;
     Ok(job)
+}
+
+/// The prober's URL parameters: `params` by name, and `module` always present (even as `[""]`,
+/// as upstream writes it): `spec.module` when set, else the `module` entry of `params`. A name
+/// given twice, or an empty one, rejects the Probe: which values were meant cannot be told (the
+/// API server refuses both; `render` reads files it never checked).
+fn params(
+    module: Option<&str>,
+    params: &[ProbeParam],
+) -> Result<BTreeMap<String, Vec<String>>, FieldError> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (i, p) in params.iter().enumerate() {
+        if p.name.is_empty() {
+            return Err(FieldError::new(
+                format!("spec.params[{i}].name"),
+                "is empty: a URL parameter needs a name",
+            ));
+        }
+        if out.insert(p.name.clone(), p.values.clone()).is_some() {
+            return Err(FieldError::because(
+                Reason::DuplicateName,
+                format!("spec.params[{i}].name"),
+                format!("{:?} is given twice; each parameter is listed once", p.name),
+            ));
+        }
+    }
+    match module.filter(|m| !m.is_empty()) {
+        Some(m) => {
+            out.insert("module".to_owned(), vec![m.to_owned()]);
+        }
+        None => {
+            out.entry("module".to_owned())
+                .or_insert_with(|| vec![String::new()]);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(name: &str, values: &[&str]) -> ProbeParam {
+        ProbeParam {
+            name: name.to_owned(),
+            values: values.iter().map(|v| (*v).to_owned()).collect(),
+        }
+    }
+
+    fn module_of(module: Option<&str>, given: &[ProbeParam]) -> Vec<String> {
+        params(module, given).expect("valid")["module"].clone()
+    }
+
+    #[test]
+    fn the_module_is_spec_module_else_the_params_entry_else_empty() {
+        let with_module = [param("module", &["icmp"]), param("debug", &["true"])];
+        assert_eq!(module_of(Some("http_2xx"), &with_module), ["http_2xx"]);
+        assert_eq!(module_of(None, &with_module), ["icmp"]);
+        assert_eq!(module_of(Some(""), &with_module), ["icmp"]);
+        assert_eq!(module_of(None, &[]), [""]);
+        let all = params(Some("http_2xx"), &with_module).expect("valid");
+        assert_eq!(all["debug"], ["true"]);
+        assert_eq!(all.len(), 2);
+    }
+
+    #[test]
+    fn a_parameter_named_twice_or_without_a_name_is_rejected() {
+        let twice = params(None, &[param("a", &["1"]), param("a", &["2"])]).unwrap_err();
+        assert_eq!(twice.reason, Reason::DuplicateName);
+        assert_eq!(twice.field, "spec.params[1].name");
+        let unnamed = params(None, &[param("", &["1"])]).unwrap_err();
+        assert_eq!(unnamed.field, "spec.params[0].name");
+    }
 }
