@@ -12,8 +12,8 @@
 //!   this API server; Alloy v1.19.2 converts the static config for Alloy with no error and
 //!   runs it as the pods do (`--config.format=static`) until ready; the native config is left
 //!   unchanged by `alloy fmt` and runs in `alloy run` until ready, without an error logged;
-//! * no field is reported unknown, but the Probe fields our types still lack
-//!   ([`PROBE_FIELDS_NOT_TYPED`]), each named in status and an Event, never dropped silently;
+//! * no field of those CRDs is reported unknown (`UnknownField`) in any status or Event: our
+//!   types read every one;
 //! * `agent-operator explain` names the scrape class each monitor took.
 //!
 //! On the host, a pod's paths under `/var/lib/grafana-agent/` are a scratch folder holding the
@@ -44,17 +44,10 @@ const STAND_IN_KEY: &str = include_str!("../../render/tests/agent_loads/stand-in
 /// The folder a pod's files are under.
 const POD_ROOT: &str = "/var/lib/grafana-agent/";
 
-/// The Probe fields of v0.94 that our Probe type does not have yet (issue 36 typed ServiceMonitor
-/// and PodMonitor only): ignored, and said so (`UnknownField`). Sorted, as the operator names
-/// them. This list shrinks to nothing when the Probe type follows v0.94.
-const PROBE_FIELDS_NOT_TYPED: &str = "spec.fallbackScrapeProtocol, spec.keepDroppedTargets, \
-spec.nativeHistogramBucketLimit, spec.nativeHistogramMinBucketFactor, spec.params, \
-spec.scrapeClass, spec.scrapeClassicHistograms, spec.scrapeNativeHistograms, spec.scrapeProtocols";
-
 /// Three agents, each with its own MetricsInstance (same scrape classes, same remote write)
 /// selecting the monitors of every namespace. The ServiceMonitor labelled `nhcb` is left out
 /// of the agent's instance: the agent (Prometheus 2.x) cannot convert classic histograms and
-/// rejects it. The native agent selects no ScrapeConfig: those keep an agent static (warned).
+/// rejects it.
 const AGENTS: &str = r#"
 apiVersion: v1
 kind: Namespace
@@ -95,6 +88,7 @@ spec:
   secrets: [mesh-tls]
   metrics:
     instanceSelector: {matchLabels: {agent: alloy-native}}
+    arbitraryFSAccessThroughSMs: {deny: false}
 "#;
 
 /// The instance of agent `AGENT`; `EXTRA` adds its own selectors.
@@ -113,6 +107,8 @@ spec:
   podMonitorNamespaceSelector: {}
   probeSelector: {}
   probeNamespaceSelector: {}
+  scrapeConfigSelector: {}
+  scrapeConfigNamespaceSelector: {}
   scrapeClasses:
   - name: mesh
     default: true
@@ -468,12 +464,9 @@ fn inputs(http_sd_url: &str) -> (Vec<Value>, Vec<Value>) {
     for (agent, extra) in [
         (
             "agent",
-            "  serviceMonitorSelector:\n    matchExpressions: [{key: nhcb, operator: DoesNotExist}]\n  scrapeConfigSelector: {}\n  scrapeConfigNamespaceSelector: {}\n",
+            "  serviceMonitorSelector:\n    matchExpressions: [{key: nhcb, operator: DoesNotExist}]\n",
         ),
-        (
-            "alloy-static",
-            "  serviceMonitorSelector: {}\n  scrapeConfigSelector: {}\n  scrapeConfigNamespaceSelector: {}\n",
-        ),
+        ("alloy-static", "  serviceMonitorSelector: {}\n"),
         ("alloy-native", "  serviceMonitorSelector: {}\n"),
     ] {
         let text = INSTANCE.replace("AGENT", agent).replace("EXTRA", extra);
@@ -790,23 +783,38 @@ fn assert_static_config(config: &Value, is_alloy: bool) {
         "{several}"
     );
 
-    // The Probe's typed fields are rendered; the untyped ones are named in the status.
     expect_job(
         config,
         "probe/apps/blackbox",
         json!({
             "authorization": {"type": "Bearer", "credentials": "t0ken"},
-            "tls_config": {"min_version": "TLS12"},
+            // The class's CA where the Probe sets none, beside the Probe's own minVersion.
+            "tls_config": {
+                "ca_file": "/var/lib/grafana-agent/extra-secrets/mesh-tls/ca.crt",
+                "min_version": "TLS12",
+            },
+            "params": {"module": ["http_2xx"], "debug": ["true"]},
             "proxy_url": "http://proxy.internal:3128",
             "no_proxy": ".svc",
             "proxy_connect_header": {"Proxy-Authorization": ["Basic dXNlcjpwYXNz"]},
             "enable_http2": false,
             "follow_redirects": false,
         }),
-        json!({}),
-        json!({}),
+        json!({
+            "scrape_classic_histograms": true,
+            "native_histogram_bucket_limit": 10,
+            "keep_dropped_targets": 5,
+        }),
+        json!({
+            "scrape_protocols": ["PrometheusText0.0.4"],
+            "fallback_scrape_protocol": "PrometheusText0.0.4",
+            "always_scrape_classic_histograms": true,
+            "native_histogram_min_bucket_factor": 1.5,
+        }),
         is_alloy,
     );
+    let probe = job(config, "probe/apps/blackbox");
+    assert!(sets_label(probe, "class", "strict"), "{probe}");
 
     let nhcb = config["metrics"]["configs"][0]["scrape_configs"]
         .as_array()
@@ -1176,7 +1184,7 @@ async fn monitors_for_prometheus_operator_v0_94_crds_render_and_load_on_both_run
     // [ServiceMonitors, PodMonitors, Probes, ScrapeConfigs] each agent renders.
     let agent = rendered(&cluster, "agent", [2, 1, 1, 1]);
     let alloy_static = rendered(&cluster, "alloy-static", [3, 1, 1, 1]);
-    let alloy_native = rendered(&cluster, "alloy-native", [3, 1, 1, 0]);
+    let alloy_native = rendered(&cluster, "alloy-native", [3, 1, 1, 1]);
 
     for (r, is_alloy) in [(&agent, false), (&alloy_static, true)] {
         let config: Value = serde_saphyr::from_str(&r.config).expect("a static config");
@@ -1195,6 +1203,14 @@ async fn monitors_for_prometheus_operator_v0_94_crds_render_and_load_on_both_run
         (
             "AlloyDifference",
             "ServiceMonitor apps/every-field: spec.keepDroppedTargets: not used by Alloy",
+        ),
+        (
+            "UnusedSetting",
+            "Probe apps/blackbox: spec.scrapeProtocols: not used by the agent",
+        ),
+        (
+            "AlloyDifference",
+            "Probe apps/blackbox: spec.keepDroppedTargets: not used by Alloy",
         ),
         (
             "AlloyDifference",
@@ -1249,59 +1265,50 @@ async fn monitors_for_prometheus_operator_v0_94_crds_render_and_load_on_both_run
         "replacement = \"istio\"",
         "regex = \"istio_debug_.*\"",
         "replacement = \"strict\"",
+        // The ScrapeConfig: each discovery its component, their targets joined.
+        "discovery.file \"metrics_monitoring_alloy_native_scrapeConfig_apps_several\"",
+        "discovery.http \"metrics_monitoring_alloy_native_scrapeConfig_apps_several\"",
+        "discovery.kubernetes \"metrics_monitoring_alloy_native_scrapeConfig_apps_several\"",
+        "targets = array.concat(discovery.file.metrics_monitoring_alloy_native_scrapeConfig_apps_several.targets,",
+        "rack = \"r1\"",
+        "job_name = \"scrapeConfig/apps/several\"",
+        "replacement = \"several-discoveries\"",
+        // The Probe's parameters and histogram settings.
+        "debug = [\"true\"]",
+        "native_histogram_min_bucket_factor = 1.5",
     ] {
         assert!(flat.contains(wanted), "{wanted}:\n{native}");
     }
 
-    // Nothing is ignored without a word, and the only fields ignored are the Probe's that our
-    // type lacks: on every agent and instance entry, and in one Event on the Probe.
-    let probe_warning =
-        format!("Probe apps/blackbox: unknown fields, ignored: {PROBE_FIELDS_NOT_TYPED}");
-    // A condition lists its first ten warnings: the agent's holds the Probe's.
-    let lines = eventually(
-        "the Probe's untyped fields named in the agent's status",
-        Duration::from_secs(60),
-        || match unknown_field_lines(&cluster) {
-            lines if lines.iter().any(|l| l.starts_with("GrafanaAgent agent:")) => Ok(lines),
-            lines => Err(format!("{lines:#?}")),
-        },
-    );
-    for line in &lines {
-        assert!(
-            line.ends_with(&probe_warning),
-            "{line}\nwant: {probe_warning}"
+    // Our types read every field of v0.94's CRDs: no status or Event names one unknown. Every
+    // agent has warnings (above), so its conditions are written by now.
+    for agent in ["agent", "alloy-static", "alloy-native"] {
+        eventually(
+            &format!("the RuntimeDifferences condition of {agent}"),
+            Duration::from_secs(60),
+            || {
+                let live = cluster.get_json(&["grafanaagent", "-n", "monitoring", agent]);
+                condition(&live["status"]["conditions"], "RuntimeDifferences")
+                    .map(drop)
+                    .ok_or_else(|| format!("{}", live["status"]))
+            },
         );
     }
-    let explained = explain(&cluster, "probe/apps/blackbox");
-    assert!(
-        explained.contains(&format!(
-            "unknown fields, ignored: {PROBE_FIELDS_NOT_TYPED}"
-        )),
-        "{explained}"
-    );
-    let unknown = eventually(
-        "the UnknownField Event on the Probe",
-        Duration::from_secs(60),
-        || {
-            let unknown: Vec<(String, String)> = warning_events(&cluster)
-                .into_iter()
-                .filter(|(reason, _, _)| reason == "UnknownField")
-                .map(|(_, regarding, note)| (regarding, note))
-                .collect();
-            if unknown.is_empty() {
-                Err("none yet".to_owned())
-            } else {
-                Ok(unknown)
-            }
-        },
-    );
-    assert_eq!(
-        unknown,
-        [(
-            "Probe/blackbox".to_owned(),
-            format!("UnknownField: {probe_warning}")
-        )]
-    );
+    assert_eq!(unknown_field_lines(&cluster), Vec::<String>::new());
+    let unknown: Vec<_> = warning_events(&cluster)
+        .into_iter()
+        .filter(|(reason, _, _)| reason == "UnknownField")
+        .collect();
+    assert!(unknown.is_empty(), "{unknown:#?}");
+    for object in [
+        "servicemonitor/apps/every-field",
+        "podmonitor/apps/every-field",
+        "probe/apps/blackbox",
+        "scrapeconfig/apps/several",
+    ] {
+        let text = explain(&cluster, object);
+        assert!(!text.contains("unknown field"), "{object}:\n{text}");
+    }
 
     // Our CRDs for monitoring.coreos.com were not put back: prometheus-operator's stay.
     for name in &crds {
