@@ -53,7 +53,10 @@ pub fn native_metrics(h: &Hierarchy) -> bool {
     native_requested(h) && not_native(h).next().is_none()
 }
 
-fn native_requested(h: &Hierarchy) -> bool {
+/// Whether `h` asks for Alloy's own syntax: runtime `alloy` with `spec.alloy.configFormat:
+/// native` (each workload's config then follows its own rule: [`native_metrics`],
+/// [`native_logs`], `crate::alloy_native::integrations::native_integrations`).
+pub fn native_requested(h: &Hierarchy) -> bool {
     runtime(h) == Runtime::Alloy
         && h.agent.spec.alloy.as_ref().and_then(|a| a.config_format)
             == Some(AlloyConfigFormat::Native)

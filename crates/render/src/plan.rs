@@ -373,6 +373,9 @@ impl Planner<'_> {
             alloy_syntax: match subsystem {
                 Subsystem::Metrics => crate::alloy::native_metrics(self.h),
                 Subsystem::Logs => crate::alloy::native_logs(self.h),
+                Subsystem::IntegrationsDeployment | Subsystem::IntegrationsDaemonSet => {
+                    crate::alloy_native::integrations::native_integrations(self.h)
+                }
                 _ => false,
             },
             text,
@@ -533,10 +536,17 @@ pub fn plan_with_metrics(
     let integrations = workloads::integrations::Accepted::new(h);
     for all_nodes in [false, true] {
         let subset = integrations.workload(all_nodes);
-        p.config_secret(
-            Subsystem::integrations(all_nodes),
-            config::integrations::render(h, &subset.integrations),
-        );
+        let subsystem = Subsystem::integrations(all_nodes);
+        let rendered = config::integrations::render(h, &subset.integrations);
+        match rendered {
+            Some(rendered) if crate::alloy_native::integrations::native_integrations(h) => {
+                match crate::alloy_native::integrations::integrations_text(rendered) {
+                    Ok(text) => p.config_secret_text(subsystem, text.text, text.rejections, None),
+                    Err(e) => p.yaml_failed(subsystem, &e),
+                }
+            }
+            rendered => p.config_secret(subsystem, rendered),
+        }
     }
 
     // The config loader may read the config Secrets just planned, and no other (issue 35).
@@ -555,6 +565,7 @@ pub fn plan_with_metrics(
     p.rejections.dedup();
     let mut status = crate::status::desired(selected, &p.rejections, p.objects.len());
     let mut warnings = crate::alloy::warnings(selected);
+    warnings.extend(crate::alloy_native::integrations::warnings(selected));
     warnings.extend(workloads::pod_template::unused_settings(selected));
     warnings.extend(crate::config::metrics::scrape_config::warnings(selected));
     warnings.extend(config::metrics::monitor_settings::warnings(selected));

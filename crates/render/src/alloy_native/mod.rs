@@ -5,10 +5,12 @@
 //!
 //! One module per concern: [`metrics`] (scrape jobs and remote_write), [`scrape_config`]
 //! (ScrapeConfigs' discoveries and client settings), [`logs`] (PodLogs jobs, their pipelines
-//! and the Loki clients), [`http`] (the client settings every component shares). Pure:
-//! functions of the typed config, written with [`crate::alloy_syntax`].
+//! and the Loki clients), [`integrations`] (the exporters and their autoscrape), [`http`]
+//! (the client settings every component shares). Pure: functions of the typed config,
+//! written with [`crate::alloy_syntax`].
 
 pub mod http;
+pub mod integrations;
 pub mod logs;
 pub mod metrics;
 pub mod scrape_config;

@@ -475,10 +475,13 @@ fn template(
 ) -> Result<PodTemplate, Vec<Rejection>> {
     // The WAL is always an emptyDir here: a DaemonSet cannot use a claim template.
     let metrics_options = metrics::pod_options(cx, workload, 0, None, false);
-    let options = merge_options(
+    let mut options = merge_options(
         subset.options.clone(),
         vec![metrics_options, logs::pod_options()],
     );
+    // The config's format decides the arguments (`--config.format=static` or none), so both
+    // follow the one answer the plan gives the config.
+    options.native_config = crate::alloy_native::integrations::native_integrations(cx.h);
     pod_template::pod_template(cx, workload, options, &[])
 }
 

@@ -1,0 +1,438 @@
+//! The integrations workloads' config in Alloy components: the metrics instances'
+//! `prometheus.remote_write`s and the logs instances' `loki.write`s (as the metrics and logs
+//! configs write them: an integration ships through them), then per integration the
+//! `prometheus.exporter.<kind>` Alloy's static converter makes of it, a `discovery.relabel`
+//! giving its targets the `instance` and `job` labels, and a `prometheus.scrape` into its
+//! metrics instance (the converter's autoscrape).
+//!
+//! An Integration's `config` is the agent's, passed through untyped. Only the settings
+//! [`EXPORTERS`] maps are written, each under the converter's attribute name, and left out
+//! when it holds Alloy's default, as the converter leaves it; an Integration with any other
+//! setting, or of another kind, has no native translation ([`untranslated`]), and
+//! [`native_integrations`] keeps the agent's integrations static, with a warning naming its
+//! field ([`warnings`]), rather than write something else than the converter would.
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::alloy::identifier;
+use crate::alloy_syntax::{Block, Body, Expr, write_file_keeping};
+use crate::config::integrations::IntegrationsSection;
+use crate::config::metrics::{GlobalConfig, MetricsSection};
+use crate::config::{AgentConfig, Rendered};
+use crate::discover::Hierarchy;
+use crate::expansion::SHARD_VARIABLES;
+use crate::input_ref::{InputRef, Kind};
+use crate::rejection::{Reason, Rejection};
+use crate::render_cache::RenderedText;
+
+use super::logs::{LogsNativeError, logging, logs};
+use super::metrics::metrics;
+use super::{NativeError, block, component, duration, known, label, optional, reference};
+
+/// What keeps an integrations config from being written natively, naming the integration and
+/// its setting.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum IntegrationsNativeError {
+    #[error("{integration} integration: {field}: {why}")]
+    Untranslated {
+        integration: String,
+        field: String,
+        why: String,
+    },
+    #[error(transparent)]
+    Native(#[from] NativeError),
+    #[error(transparent)]
+    Logs(#[from] LogsNativeError),
+}
+
+/// The type of a setting, with Alloy's default for it.
+#[derive(Debug, Clone, Copy)]
+enum Setting {
+    /// A string, left out when it equals this default.
+    Text(&'static str),
+    /// A string Alloy requires: always written (`""` when unset), as the converter does.
+    RequiredText,
+    /// A boolean whose default, in the agent and in Alloy, is false.
+    Flag,
+}
+
+/// One integration as the converter writes it.
+struct Exporter {
+    /// The integration's name in the agent (`spec.name`).
+    integration: &'static str,
+    /// `prometheus.exporter.<component>`.
+    component: &'static str,
+    /// The name the converter labels the exporter after when the config has no `instance`
+    /// (the agent's v1 name of the integration: `mysqld_exporter` for `mysql`).
+    config_name: &'static str,
+    /// (the agent's key, Alloy's attribute, its type).
+    settings: &'static [(&'static str, &'static str, Setting)],
+}
+
+/// The integrations written natively, and the settings of each: read from Alloy v1.19.2's
+/// converter (`staticconvert/internal/build/<name>_exporter.go`) and its components'
+/// arguments and defaults; `alloy_native_integrations.rs` proves each against the converter.
+const EXPORTERS: &[Exporter] = &[
+    Exporter {
+        integration: "dnsmasq",
+        component: "dnsmasq",
+        config_name: "dnsmasq_exporter",
+        settings: &[
+            ("dnsmasq_address", "address", Setting::Text("localhost:53")),
+            (
+                "leases_path",
+                "leases_file",
+                Setting::Text("/var/lib/misc/dnsmasq.leases"),
+            ),
+            ("expose_leases", "expose_leases", Setting::Flag),
+        ],
+    },
+    Exporter {
+        integration: "mysql",
+        component: "mysql",
+        config_name: "mysqld_exporter",
+        settings: &[("data_source_name", "data_source_name", Setting::Text(""))],
+    },
+    Exporter {
+        integration: "node_exporter",
+        component: "unix",
+        config_name: "node_exporter",
+        settings: &[
+            (
+                "include_exporter_metrics",
+                "include_exporter_metrics",
+                Setting::Flag,
+            ),
+            ("procfs_path", "procfs_path", Setting::Text("/proc")),
+            ("sysfs_path", "sysfs_path", Setting::Text("/sys")),
+            ("rootfs_path", "rootfs_path", Setting::Text("/")),
+            (
+                "udev_data_path",
+                "udev_data_path",
+                Setting::Text("/run/udev/data"),
+            ),
+        ],
+    },
+    Exporter {
+        integration: "process",
+        component: "process",
+        config_name: "process_exporter",
+        settings: &[("procfs_path", "procfs_path", Setting::Text("/proc"))],
+    },
+    Exporter {
+        integration: "redis",
+        component: "redis",
+        config_name: "redis_exporter",
+        settings: &[
+            (
+                "include_exporter_metrics",
+                "include_exporter_metrics",
+                Setting::Flag,
+            ),
+            ("redis_addr", "redis_addr", Setting::RequiredText),
+            ("redis_user", "redis_user", Setting::Text("")),
+            (
+                "redis_password_file",
+                "redis_password_file",
+                Setting::Text(""),
+            ),
+            ("tls_ca_cert_file", "tls_ca_cert_file", Setting::Text("")),
+            (
+                "tls_client_cert_file",
+                "tls_client_cert_file",
+                Setting::Text(""),
+            ),
+            (
+                "tls_client_key_file",
+                "tls_client_key_file",
+                Setting::Text(""),
+            ),
+        ],
+    },
+    Exporter {
+        integration: "statsd",
+        component: "statsd",
+        config_name: "statsd_exporter",
+        settings: &[],
+    },
+];
+
+/// The autoscrape settings written natively: the instance it ships through (always named
+/// under runtime alloy) and `enable`, which Alloy does not read (`crate::alloy::warnings`).
+const AUTOSCRAPE: [&str; 2] = ["enable", "metrics_instance"];
+
+/// Whether `h`'s integrations workloads run a config in Alloy's own syntax: runtime `alloy`
+/// with `spec.alloy.configFormat: native`, and nothing [`not_native`] names. One answer for
+/// both workloads, their configs and their pods' arguments.
+pub fn native_integrations(h: &Hierarchy) -> bool {
+    crate::alloy::native_requested(h) && not_native(h).next().is_none()
+}
+
+/// The warnings of an agent that asks for native integrations and keeps them static: one per
+/// [`not_native`] reason, on the object and field.
+pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
+    if !crate::alloy::native_requested(h) {
+        return Vec::new();
+    }
+    not_native(h)
+        .map(|(object, field, why)| Rejection::new(object, Reason::AlloyDifference, field, why))
+        .collect()
+}
+
+/// What keeps an agent's integrations static under `configFormat: native`, with the field to
+/// name and why: each Integration the Alloy config would run that [`untranslated`] names (its
+/// kind or a setting), and `spec.expandUserStrings: true`, as for logs (users' strings
+/// expanded from the pods' environment, which only the static format does).
+fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, String, String)> + '_ {
+    let untranslated = h.integrations.iter().filter_map(|integration| {
+        let (_, config) = crate::config::integrations::entry(integration).ok()?;
+        // An Integration Alloy refuses runs in neither format (rejected on its own).
+        crate::alloy::integration_config(h, integration, config.clone()).ok()?;
+        let (field, why) = untranslated(&integration.spec.name, &config)?;
+        Some((
+            InputRef::of(Kind::Integration, integration.as_ref()),
+            field,
+            format!(
+                "{why}: the GrafanaAgent's integrations configs stay in static format (converted by Alloy) while it is selected"
+            ),
+        ))
+    });
+    let expanded = (h.agent.spec.expand_user_strings && !h.integrations.is_empty()).then(|| {
+        (
+            h.agent_ref(),
+            "spec.expandUserStrings".to_owned(),
+            "expands users' strings from the pods' environment, which only the static format does: the integrations configs stay in static format (converted by Alloy)".to_owned(),
+        )
+    });
+    untranslated.chain(expanded)
+}
+
+/// Why the `integration` with `config` (its `spec.config`) has no native translation, as
+/// (field, reason); `None` when [`integrations`] writes it. A config that is not a map is
+/// rejected before ([`crate::config::integrations::check`]).
+pub fn untranslated(integration: &str, config: &Value) -> Option<(String, String)> {
+    let Some(exporter) = EXPORTERS.iter().find(|e| e.integration == integration) else {
+        return Some((
+            "spec.name".to_owned(),
+            format!(
+                "the {integration} integration has no native Alloy translation yet (natively written: {})",
+                EXPORTERS
+                    .iter()
+                    .map(|e| e.integration)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    };
+    let empty = Map::new();
+    let settings = config.as_object().unwrap_or(&empty);
+    for (key, value) in settings {
+        let problem = match key.as_str() {
+            _ if value.is_null() => None,
+            "instance" => (!value.is_string()).then(|| "is not a string".to_owned()),
+            "autoscrape" => match value {
+                Value::Object(autoscrape) => autoscrape
+                    .keys()
+                    .find(|k| !AUTOSCRAPE.contains(&k.as_str()))
+                    .map(|k| {
+                        format!(
+                            "holds {k:?}, which the native Alloy configuration does not translate yet (only {})",
+                            AUTOSCRAPE.join(", ")
+                        )
+                    }),
+                _ => Some("is not a map".to_owned()),
+            },
+            _ => match exporter.settings.iter().find(|(k, _, _)| k == key) {
+                None => Some(format!(
+                    "the native Alloy configuration does not translate this setting of the {integration} integration yet (only {})",
+                    exporter
+                        .settings
+                        .iter()
+                        .map(|(k, _, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Some((_, _, Setting::Flag)) => {
+                    (!value.is_boolean()).then(|| "is not a boolean".to_owned())
+                }
+                Some(_) => (!value.is_string()).then(|| "is not a string".to_owned()),
+            },
+        };
+        if let Some(why) = problem {
+            return Some((format!("spec.config.{key}"), why));
+        }
+    }
+    None
+}
+
+/// The integrations config of one workload in Alloy's syntax, from its rendered static-mode
+/// config (the Integrations it runs, their instances named as Alloy's).
+pub fn integrations_text(rendered: Rendered) -> Result<RenderedText, IntegrationsNativeError> {
+    let AgentConfig {
+        server,
+        metrics: metrics_section,
+        logs: logs_section,
+        integrations: section,
+    } = &rendered.config;
+    let mut body = match metrics_section {
+        Some(section) => metrics(section)?,
+        None => Body::default(),
+    };
+    if let Some(section) = logs_section {
+        for b in logs(section)?.blocks {
+            body.block(b);
+        }
+    }
+    if let Some(section) = section {
+        let global = metrics_section.as_ref().map(|m: &MetricsSection| &m.global);
+        integrations(&mut body, section, global)?;
+    }
+    logging(&mut body, server);
+    Ok(RenderedText {
+        // `$(SHARD)` and `$(SHARDS)` stay the loader's, as in the static-mode config.
+        text: write_file_keeping(&body, &SHARD_VARIABLES).into(),
+        rejections: rendered.rejections,
+        largest: Vec::new(),
+    })
+}
+
+/// Every integration of `section`, in the order of the static config: its exporter, its
+/// relabelling and its scrape.
+pub fn integrations(
+    out: &mut Body,
+    section: &IntegrationsSection,
+    global: Option<&GlobalConfig>,
+) -> Result<(), IntegrationsNativeError> {
+    for (key, configs) in &section.configs {
+        let name = key.strip_suffix("_configs").unwrap_or(key);
+        for config in configs {
+            if let Some((field, why)) = untranslated(name, config) {
+                return Err(IntegrationsNativeError::Untranslated {
+                    integration: name.to_owned(),
+                    field,
+                    why,
+                });
+            }
+            let exporter = EXPORTERS
+                .iter()
+                .find(|e| e.integration == name)
+                .ok_or_else(|| IntegrationsNativeError::Untranslated {
+                    integration: name.to_owned(),
+                    field: "spec.name".to_owned(),
+                    why: "no native Alloy translation".to_owned(),
+                })?;
+            for b in integration(exporter, config, global)? {
+                out.block(b);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The three components of one integration, labelled as the converter labels them: the
+/// exporter `integrations_<instance or v1 name>`, the relabelling and the scrape
+/// `integrations_<instance or name>`.
+fn integration(
+    exporter: &Exporter,
+    config: &Value,
+    global: Option<&GlobalConfig>,
+) -> Result<[Block; 3], IntegrationsNativeError> {
+    let get = |key: &str| config.get(key).filter(|v| !v.is_null());
+    let instance = get("instance").and_then(Value::as_str);
+    let exporter_label = label(format!(
+        "integrations_{}",
+        identifier(instance.unwrap_or(exporter.config_name))
+    ))?;
+    let job_name = format!("integrations/{}", instance.unwrap_or(exporter.integration));
+    let job_label = label(format!(
+        "integrations_{}",
+        identifier(instance.unwrap_or(exporter.integration))
+    ))?;
+
+    let mut exporter_block = component(
+        &format!("prometheus.exporter.{}", exporter.component),
+        &exporter_label,
+    );
+    for (key, attribute, setting) in exporter.settings {
+        let value = get(key);
+        let expr = match setting {
+            Setting::Flag => value
+                .and_then(Value::as_bool)
+                .filter(|b| *b)
+                .map(Expr::Bool),
+            Setting::Text(default) => value
+                .and_then(Value::as_str)
+                .filter(|s| s != default)
+                .map(Expr::string),
+            Setting::RequiredText => Some(Expr::string(
+                value.and_then(Value::as_str).unwrap_or_default(),
+            )),
+        };
+        optional(&mut exporter_block.body, attribute, expr);
+    }
+
+    let mut relabel = component("discovery.relabel", &job_label);
+    relabel.body.attribute(
+        known("targets"),
+        reference(
+            &format!("prometheus.exporter.{}", exporter.component),
+            &exporter_label,
+            "targets",
+        ),
+    );
+    let mut rules = Vec::new();
+    if let Some(instance) = instance {
+        rules.push(("instance", instance.to_owned()));
+    }
+    rules.push(("job", format!("integrations/{}", exporter.integration)));
+    for (target, replacement) in rules {
+        let mut rule = block("rule");
+        rule.body
+            .attribute(known("target_label"), Expr::string(target))
+            .attribute(known("replacement"), Expr::string(replacement));
+        relabel.body.block(rule);
+    }
+
+    let metrics_instance = get("autoscrape")
+        .and_then(|a| a.get("metrics_instance"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| IntegrationsNativeError::Untranslated {
+            integration: exporter.integration.to_owned(),
+            field: "spec.config.autoscrape.metrics_instance".to_owned(),
+            why: "names no metrics instance (runtime alloy always names one)".to_owned(),
+        })?;
+    let remote_write = label(format!("metrics_{}", identifier(metrics_instance)))?;
+    let mut scrape = component("prometheus.scrape", &job_label);
+    scrape
+        .body
+        .attribute(
+            known("targets"),
+            reference("discovery.relabel", &job_label, "output"),
+        )
+        .attribute(
+            known("forward_to"),
+            Expr::Array(vec![reference(
+                "prometheus.remote_write",
+                &remote_write,
+                "receiver",
+            )]),
+        )
+        .attribute(known("job_name"), Expr::string(job_name));
+    // The agent's autoscrape inherits the metrics' global interval and timeout.
+    optional(
+        &mut scrape.body,
+        "scrape_interval",
+        global
+            .and_then(|g| g.scrape_interval.as_deref())
+            .map(duration),
+    );
+    optional(
+        &mut scrape.body,
+        "scrape_timeout",
+        global
+            .and_then(|g| g.scrape_timeout.as_deref())
+            .map(duration),
+    );
+    Ok([exporter_block, relabel, scrape])
+}
