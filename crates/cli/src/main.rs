@@ -8,6 +8,7 @@
 //! * `config-loader`: in each agent pod, writes the agent's config file from its Secrets.
 
 mod config_loader;
+mod export;
 mod inputs;
 mod run;
 mod runtime_flags;
@@ -53,8 +54,19 @@ enum Command {
         #[arg(long)]
         agent: Option<String>,
         /// Print the rendered agent.yml documents instead of the objects.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "export")]
         config: bool,
+        /// Write, for each GrafanaAgent, what plain Grafana Alloy needs to run without the
+        /// operator into DIR/<namespace>/<name>/: each workload's Alloy config as the config
+        /// loader would write it in each pod (`<workload>.alloy`, or `<pod>.alloy` when pods
+        /// differ), the Secret of referenced credentials the configs read (secrets.yaml) and
+        /// a README.txt (mounts, arguments). Every agent is treated as `runtime: alloy` with
+        /// `alloy.configFormat: native`, whatever its spec says; an agent with anything that
+        /// keeps a config static is not exported (the error names the object and field), the
+        /// others are, and the exit code is non-zero. See docs/alloy.md "Leaving the
+        /// operator".
+        #[arg(long, value_name = "DIR")]
+        export: Option<std::path::PathBuf>,
         /// Fail on any warning, error or rejected object.
         #[arg(long)]
         strict: bool,
@@ -278,6 +290,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             files,
             agent,
             config,
+            export,
             strict,
             labels,
             operator_version,
@@ -302,7 +315,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 runtime: runtime.into(),
                 config_loader_image,
             };
-            let plans = plan_all(&loaded.store, &opts, only.as_ref());
+            let plans = match &export {
+                Some(_) => export::plans(&loaded.store, &opts, only.as_ref()),
+                None => plan_all(&loaded.store, &opts, only.as_ref()),
+            };
             for r in plans.iter().flat_map(|p| &p.rejections) {
                 // Named like the load errors: the file and document the object came from.
                 match loaded.origin_of(&r.object) {
@@ -326,6 +342,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 };
                 eprintln!("error: nothing to render: {what}");
                 return Ok(ExitCode::FAILURE);
+            }
+            if let Some(dir) = &export {
+                let mut failed = false;
+                for plan in &plans {
+                    match export::export(plan, dir) {
+                        Ok(written) => eprintln!("exported: {}", written.display()),
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            failed = true;
+                        }
+                    }
+                }
+                return Ok(if failed || (strict && problems > 0) {
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                });
             }
             let text = if config {
                 configs_stream(&plans)
