@@ -66,7 +66,16 @@ const COMPARED: [&str; 4] = [
 ];
 
 /// The exporters the native writer translates: each must be in some case.
-const EXPORTERS: [&str; 6] = ["dnsmasq", "mysql", "process", "redis", "statsd", "unix"];
+const EXPORTERS: [&str; 8] = [
+    "apache",
+    "dnsmasq",
+    "memcached",
+    "mysql",
+    "process",
+    "redis",
+    "statsd",
+    "unix",
+];
 
 /// One integrations config, both ways.
 struct Case {

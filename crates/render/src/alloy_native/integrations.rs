@@ -28,7 +28,9 @@ use crate::render_cache::RenderedText;
 
 use super::logs::{LogsNativeError, logging, logs};
 use super::metrics::metrics;
-use super::{NativeError, block, component, duration, known, label, optional, reference};
+use super::{
+    NativeError, block, component, duration, known, label, milliseconds, optional, reference,
+};
 
 /// What keeps an integrations config from being written natively, naming the integration and
 /// its setting.
@@ -75,6 +77,20 @@ struct Exporter {
 /// arguments and defaults; `alloy_native_integrations.rs` proves each against the converter.
 const EXPORTERS: &[Exporter] = &[
     Exporter {
+        integration: "apache_http",
+        component: "apache",
+        config_name: "apache_http",
+        settings: &[
+            (
+                "scrape_uri",
+                "scrape_uri",
+                Setting::Text("http://localhost/server-status?auto"),
+            ),
+            ("host_override", "host_override", Setting::Text("")),
+            ("insecure", "insecure", Setting::Flag),
+        ],
+    },
+    Exporter {
         integration: "dnsmasq",
         component: "dnsmasq",
         config_name: "dnsmasq_exporter",
@@ -87,6 +103,16 @@ const EXPORTERS: &[Exporter] = &[
             ),
             ("expose_leases", "expose_leases", Setting::Flag),
         ],
+    },
+    Exporter {
+        integration: "memcached",
+        component: "memcached",
+        config_name: "memcached_exporter",
+        settings: &[(
+            "memcached_address",
+            "address",
+            Setting::Text("localhost:11211"),
+        )],
     },
     Exporter {
         integration: "mysql",
@@ -159,8 +185,17 @@ const EXPORTERS: &[Exporter] = &[
 ];
 
 /// The autoscrape settings written natively: the instance it ships through (always named
-/// under runtime alloy) and `enable`, which Alloy does not read (`crate::alloy::warnings`).
-const AUTOSCRAPE: [&str; 2] = ["enable", "metrics_instance"];
+/// under runtime alloy), `enable`, which Alloy does not read (`crate::alloy::warnings`), and
+/// the scrape's interval and timeout.
+const AUTOSCRAPE: [&str; 4] = [
+    "enable",
+    "metrics_instance",
+    "scrape_interval",
+    "scrape_timeout",
+];
+
+/// The autoscrape settings that are durations.
+const AUTOSCRAPE_DURATIONS: [&str; 2] = ["scrape_interval", "scrape_timeout"];
 
 /// Whether `h`'s integrations workloads run a config in Alloy's own syntax: runtime `alloy`
 /// with `spec.alloy.configFormat: native`, and nothing [`not_native`] names. One answer for
@@ -231,16 +266,22 @@ pub fn untranslated(integration: &str, config: &Value) -> Option<(String, String
         let problem = match key.as_str() {
             _ if value.is_null() => None,
             "instance" => (!value.is_string()).then(|| "is not a string".to_owned()),
+            "extra_labels" => match value {
+                Value::Object(labels) if labels.values().all(Value::is_string) => None,
+                _ => Some("is not a map of strings".to_owned()),
+            },
             "autoscrape" => match value {
-                Value::Object(autoscrape) => autoscrape
-                    .keys()
-                    .find(|k| !AUTOSCRAPE.contains(&k.as_str()))
-                    .map(|k| {
-                        format!(
+                Value::Object(autoscrape) => autoscrape.iter().find_map(|(k, v)| {
+                    if !AUTOSCRAPE.contains(&k.as_str()) {
+                        return Some(format!(
                             "holds {k:?}, which the native Alloy configuration does not translate yet (only {})",
                             AUTOSCRAPE.join(", ")
-                        )
-                    }),
+                        ));
+                    }
+                    let duration = v.as_str().and_then(milliseconds);
+                    (AUTOSCRAPE_DURATIONS.contains(&k.as_str()) && !v.is_null() && duration.is_none())
+                        .then(|| format!("holds {k:?}, which is not a duration"))
+                }),
                 _ => Some("is not a map".to_owned()),
             },
             _ => match exporter.settings.iter().find(|(k, _, _)| k == key) {
@@ -381,6 +422,23 @@ fn integration(
             "targets",
         ),
     );
+    // The converter's order: the extra labels (by name, each set on every target through
+    // `__address__`, which every target has), then `instance`, then `job`.
+    let mut extra: Vec<(&String, &str)> = get("extra_labels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, value)| Some((name, value.as_str()?)))
+        .collect();
+    extra.sort();
+    for (name, value) in extra {
+        let mut rule = block("rule");
+        rule.body
+            .attribute(known("source_labels"), Expr::strings(["__address__"]))
+            .attribute(known("target_label"), Expr::string(name.as_str()))
+            .attribute(known("replacement"), Expr::string(value));
+        relabel.body.block(rule);
+    }
     let mut rules = Vec::new();
     if let Some(instance) = instance {
         rules.push(("instance", instance.to_owned()));
@@ -394,6 +452,11 @@ fn integration(
         relabel.body.block(rule);
     }
 
+    let autoscrape = |key: &str| {
+        get("autoscrape")
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+    };
     let metrics_instance = get("autoscrape")
         .and_then(|a| a.get("metrics_instance"))
         .and_then(Value::as_str)
@@ -419,19 +482,20 @@ fn integration(
             )]),
         )
         .attribute(known("job_name"), Expr::string(job_name));
-    // The agent's autoscrape inherits the metrics' global interval and timeout.
+    // Unset in the integration's autoscrape, the agent's inherits the metrics' global
+    // interval and timeout.
     optional(
         &mut scrape.body,
         "scrape_interval",
-        global
-            .and_then(|g| g.scrape_interval.as_deref())
+        autoscrape("scrape_interval")
+            .or(global.and_then(|g| g.scrape_interval.as_deref()))
             .map(duration),
     );
     optional(
         &mut scrape.body,
         "scrape_timeout",
-        global
-            .and_then(|g| g.scrape_timeout.as_deref())
+        autoscrape("scrape_timeout")
+            .or(global.and_then(|g| g.scrape_timeout.as_deref()))
             .map(duration),
     );
     Ok([exporter_block, relabel, scrape])
