@@ -3,8 +3,7 @@
 //! config is written natively and, beside it, the static-mode config the logs pods run today
 //! goes through `alloy convert`. Both are read component by component
 //! (`support::alloy_parse`: order and layout aside, pipeline stages in order) and must be
-//! equal, but for the differences [`DELIBERATE`] names, each one a reason for the native path;
-//! `alloy fmt` must leave the native text as written, the fewest configs that hold every
+//! equal (Alloy's defaults written or left out aside: [`DEFAULTS`]); `alloy fmt` must leave the native text as written, the fewest configs that hold every
 //! construct must load in `alloy run`, and the agent's positions must be taken over.
 
 mod support;
@@ -22,62 +21,15 @@ use render::desired::Subsystem;
 use render::discover::discover;
 use render::manifest::Loader;
 use serde_json::{Map, Value};
-use support::alloy_parse::{ORDERED_BLOCKS, components};
+use support::alloy_parse::components;
 use support::alloy_run::{
     EXTRA_ARGS, alloy_binary, constructs, convert_static, covering, formatted_as_written,
     free_port, loads, normalized, only_host_gaps, with_api_server,
 };
 
-/// What the converter writes where the native config says nothing, by block, attribute and
-/// value (as `normalized` reads it: durations in milliseconds), and why the native config
-/// leaves it out: each time, the agent (promtail) and Alloy agree on a default the converter
-/// does not write.
-const DELIBERATE: [(&str, &str, &str, &str); 6] = [
-    (
-        "stage.pack",
-        "ingest_timestamp",
-        "false",
-        "a pack stage without ingestTimestamp: the converter writes false; promtail's default, \
-         and Alloy's, is true (the packed entry gets the time it was packed)",
-    ),
-    (
-        "metric.counter",
-        "max_idle_duration",
-        "0",
-        "a counter without maxIdleDuration: the converter writes 0s, which Alloy refuses \
-         (at least 1s); promtail's default, and Alloy's, is 5m",
-    ),
-    (
-        "metric.gauge",
-        "max_idle_duration",
-        "0",
-        "a gauge without maxIdleDuration: as for counters",
-    ),
-    (
-        "metric.histogram",
-        "max_idle_duration",
-        "0",
-        "a histogram without maxIdleDuration: as for counters",
-    ),
-    (
-        "stage.multiline",
-        "max_wait_time",
-        "0",
-        "a multiline stage without maxWaitTime: the converter writes 0s, which Alloy refuses \
-         (above 0); promtail's default, and Alloy's, is 3s",
-    ),
-    (
-        "stage.multiline",
-        "max_lines",
-        "0",
-        "a multiline stage without maxLines: the converter writes 0 (no limit); promtail's \
-         default, and Alloy's, is 128",
-    ),
-];
-
 /// Alloy's defaults, by block: an attribute set to its default says nothing more than one
 /// left out (the converter leaves them out; the native config writes what the objects say).
-const DEFAULTS: [(&str, &str, &str); 15] = [
+const DEFAULTS: [(&str, &str, &str); 20] = [
     ("rule", "separator", "\";\""),
     ("rule", "replacement", "\"$1\""),
     ("rule", "action", "\"replace\""),
@@ -93,6 +45,14 @@ const DEFAULTS: [(&str, &str, &str); 15] = [
     ("logging", "format", "\"logfmt\""),
     ("loki.write", "external_labels", "{}"),
     ("stage.pack", "ingest_timestamp", "true"),
+    // Promtail's defaults, which the static config for Alloy writes out
+    // (`stages::with_promtail_defaults`: the converter would copy them unset as zero) and the
+    // converter leaves out again as Alloy's own.
+    ("stage.multiline", "max_wait_time", "3000"),
+    ("stage.multiline", "max_lines", "128"),
+    ("metric.counter", "max_idle_duration", "300000"),
+    ("metric.gauge", "max_idle_duration", "300000"),
+    ("metric.histogram", "max_idle_duration", "300000"),
 ];
 
 /// One agent's logs, both ways.
@@ -196,56 +156,8 @@ fn every_case() -> Vec<Case> {
     out
 }
 
-/// `value` (the body of `block`) without the attributes [`DELIBERATE`] names, counting in
-/// `removed` how many of each it had.
-fn without_deliberate(block: &str, value: &Value, removed: &mut [usize]) -> Value {
-    let Value::Object(items) = value else {
-        return value.clone();
-    };
-    let mut out = Map::new();
-    for (name, item) in items {
-        let text = item.to_string();
-        if let Some(i) = DELIBERATE
-            .iter()
-            .position(|(b, n, v, _)| *b == block && n == name && text == *v)
-        {
-            removed[i] += 1;
-            continue;
-        }
-        let item = match item {
-            Value::Array(entries) => Value::Array(
-                entries
-                    .iter()
-                    .map(|entry| match entry {
-                        Value::Object(kinds) if ORDERED_BLOCKS.contains(&name.as_str()) => {
-                            Value::Object(
-                                kinds
-                                    .iter()
-                                    .map(|(kind, body)| {
-                                        let block = format!("{name}.{kind}");
-                                        (kind.clone(), without_deliberate(&block, body, removed))
-                                    })
-                                    .collect(),
-                            )
-                        }
-                        other => without_deliberate(name, other, removed),
-                    })
-                    .collect(),
-            ),
-            other => other.clone(),
-        };
-        out.insert(name.clone(), item);
-    }
-    Value::Object(out)
-}
-
-/// `ours` against `theirs`, component by component: every difference but the deliberate ones
-/// (counted in `seen` when the converter's side shows one).
-fn differences(
-    ours: &Map<String, Value>,
-    theirs: &Map<String, Value>,
-    seen: &mut BTreeSet<usize>,
-) -> Vec<String> {
+/// `ours` against `theirs`, component by component: every difference.
+fn differences(ours: &Map<String, Value>, theirs: &Map<String, Value>) -> Vec<String> {
     let mut out = Vec::new();
     let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
     for component in names {
@@ -265,22 +177,8 @@ fn differences(
             continue;
         };
         let kind = component.split(' ').next().unwrap_or_default();
-        let (mut ours_removed, mut theirs_removed) = ([0; 6], [0; 6]);
-        let our_body = without_deliberate(
-            kind,
-            &normalized(kind, our_body, &DEFAULTS),
-            &mut ours_removed,
-        );
-        let their_body = without_deliberate(
-            kind,
-            &normalized(kind, their_body, &DEFAULTS),
-            &mut theirs_removed,
-        );
-        for (i, (a, b)) in ours_removed.iter().zip(theirs_removed).enumerate() {
-            if b > *a {
-                seen.insert(i);
-            }
-        }
+        let our_body = normalized(kind, our_body, &DEFAULTS);
+        let their_body = normalized(kind, their_body, &DEFAULTS);
         let (Value::Object(our_items), Value::Object(their_items)) = (our_body, their_body) else {
             continue;
         };
@@ -300,13 +198,12 @@ fn differences(
 }
 
 #[test]
-fn native_logs_equal_the_converters_but_for_the_deliberate_differences() {
+fn native_logs_equal_the_converters() {
     let alloy = alloy_binary();
     let cases = every_case();
     assert!(cases.len() > 20, "only {} configs", cases.len());
     let mut failures = Vec::new();
     let (mut equal, mut untranslated) = (0, Vec::new());
-    let mut deliberate_seen = BTreeSet::new();
     for case in &cases {
         if let (Some(dir), Ok(text)) = (std::env::var_os("ALLOY_NATIVE_DUMP"), &case.native) {
             let file = case.name.replace(['/', ' ', ':'], "_");
@@ -337,7 +234,7 @@ fn native_logs_equal_the_converters_but_for_the_deliberate_differences() {
             failures.push(format!("{}: {e}", case.name));
         }
         let diffs = match (components(native), components(&converted)) {
-            (Ok(ours), Ok(theirs)) => differences(&ours, &theirs, &mut deliberate_seen),
+            (Ok(ours), Ok(theirs)) => differences(&ours, &theirs),
             (Err(e), _) => vec![format!("native text: {e}")],
             (_, Err(e)) => vec![format!("converted text: {e}")],
         };
@@ -362,13 +259,6 @@ fn native_logs_equal_the_converters_but_for_the_deliberate_differences() {
         failures.len(),
         failures.join("\n")
     );
-    // Each deliberate difference is one a case shows: the list says what native changes.
-    for (i, (block, item, _, why)) in DELIBERATE.iter().enumerate() {
-        assert!(
-            deliberate_seen.contains(&i),
-            "no case shows the deliberate difference {block} {item} ({why})"
-        );
-    }
 }
 
 /// Every `loki.source.file` imports the positions file the agent kept for its instance

@@ -7,7 +7,7 @@ use api::grafana_agent::{GrafanaAgent, LogsSubsystemSpec};
 use api::pod_logs::PodLogsNamespaceSelector;
 use api::prometheus::RelabelConfig;
 use api::selectors::NamespaceSelector;
-use api::{PodLogs, PodLogsSpec};
+use api::{PodLogs, PodLogsSpec, Runtime};
 use serde::Serialize;
 
 use super::path_label;
@@ -32,6 +32,9 @@ pub struct PodLogsContext {
     pub ignore_namespace_selectors: bool,
     /// `spec.logs.enforcedNamespaceLabel`, when non-empty.
     pub enforced_namespace_label: Option<String>,
+    /// Runtime alloy: the stages get promtail's defaults written out
+    /// ([`stages::with_promtail_defaults`]).
+    pub for_alloy: bool,
 }
 
 impl PodLogsContext {
@@ -46,6 +49,7 @@ impl PodLogsContext {
             ignore_namespace_selectors: logs.is_some_and(|l| l.ignore_namespace_selectors),
             enforced_namespace_label: logs
                 .and_then(|l: &LogsSubsystemSpec| non_empty(&l.enforced_namespace_label)),
+            for_alloy: agent.spec.runtime.unwrap_or_default() == Runtime::Alloy,
         })
     }
 }
@@ -243,7 +247,10 @@ pub fn scrape_config(
     if let Some(label) = &ctx.enforced_namespace_label {
         rules.push(RelabelRule::set(label, namespace));
     }
-    let pipeline_stages = stages::stages(&spec.pipeline_stages, "spec.pipelineStages")?;
+    let mut pipeline_stages = stages::stages(&spec.pipeline_stages, "spec.pipelineStages")?;
+    if ctx.for_alloy {
+        stages::with_promtail_defaults(&mut pipeline_stages);
+    }
 
     let Some(names) = names else {
         return Ok(None);

@@ -213,6 +213,38 @@ pub struct DropStage {
 }
 
 /// Renders `stages`; `field` is the JSON path of the list (e.g. `spec.pipelineStages`).
+/// Promtail's defaults written out, for Alloy: its static converter copies an unset metric
+/// `maxIdleDuration`, multiline `maxWaitTime` or `maxLines`, or pack `ingestTimestamp` as zero
+/// or false, which Alloy refuses with the whole logs config ("max_idle_duration must be greater
+/// or equal than 1s") or runs otherwise than the agent would. The agent reads these values as
+/// it reads them unset; nested `match` stages get them too.
+pub fn with_promtail_defaults(stages: &mut [StageConfig]) {
+    for stage in stages {
+        for metric in stage.metrics.iter_mut().flat_map(|m| m.values_mut()) {
+            metric
+                .max_idle_duration
+                .get_or_insert_with(|| PROMTAIL_METRIC_MAX_IDLE.to_owned());
+        }
+        if let Some(multiline) = &mut stage.multiline {
+            multiline
+                .max_wait_time
+                .get_or_insert_with(|| PROMTAIL_MULTILINE_MAX_WAIT.to_owned());
+            multiline.max_lines.get_or_insert(PROMTAIL_MULTILINE_MAX_LINES);
+        }
+        if let Some(pack) = &mut stage.pack {
+            pack.ingest_timestamp.get_or_insert(true);
+        }
+        if let Some(nested) = &mut stage.match_ {
+            with_promtail_defaults(&mut nested.stages);
+        }
+    }
+}
+
+/// Promtail's (and Alloy's) defaults of the settings [`with_promtail_defaults`] writes.
+const PROMTAIL_METRIC_MAX_IDLE: &str = "5m";
+const PROMTAIL_MULTILINE_MAX_WAIT: &str = "3s";
+const PROMTAIL_MULTILINE_MAX_LINES: i64 = 128;
+
 pub fn stages(stages: &[PipelineStageSpec], field: &str) -> Result<Vec<StageConfig>, FieldError> {
     stages_at_depth(stages, field, 0)
 }
@@ -731,6 +763,61 @@ mod tests {
 
     fn yaml(text: &str) -> Value {
         serde_saphyr::from_str(text).expect("test YAML")
+    }
+
+    /// For Alloy, an unset maxIdleDuration, maxWaitTime, maxLines or ingestTimestamp is
+    /// written as promtail's default, at any depth of `match` stages; set values stay.
+    #[test]
+    fn promtail_defaults_are_written_out_for_alloy_at_any_depth() {
+        let gauge = MetricStage {
+            type_: "Gauge".into(),
+            config: MetricStageConfig {
+                action: "inc".into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let unset = StageConfig {
+            metrics: Some(BTreeMap::from([("lines".to_owned(), gauge)])),
+            multiline: Some(MultilineStage {
+                firstline: "^x".into(),
+                ..Default::default()
+            }),
+            pack: Some(PackStage::default()),
+            ..Default::default()
+        };
+        let set = StageConfig {
+            multiline: Some(MultilineStage {
+                firstline: "^x".into(),
+                max_wait_time: Some("1s".into()),
+                max_lines: Some(5),
+            }),
+            pack: Some(PackStage {
+                labels: Vec::new(),
+                ingest_timestamp: Some(false),
+            }),
+            ..Default::default()
+        };
+        let mut stages = vec![
+            StageConfig {
+                match_: Some(MatchStage {
+                    selector: "{a=\"b\"}".into(),
+                    stages: vec![unset.clone()],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            set.clone(),
+        ];
+        with_promtail_defaults(&mut stages);
+        let nested = &stages[0].match_.as_ref().expect("match").stages[0];
+        let metric = &nested.metrics.as_ref().expect("metrics")["lines"];
+        assert_eq!(metric.max_idle_duration.as_deref(), Some("5m"));
+        let multiline = nested.multiline.as_ref().expect("multiline");
+        assert_eq!(multiline.max_wait_time.as_deref(), Some("3s"));
+        assert_eq!(multiline.max_lines, Some(128));
+        assert_eq!(nested.pack.as_ref().and_then(|p| p.ingest_timestamp), Some(true));
+        assert_eq!(stages[1], set, "set values stay");
     }
 
     #[test]
