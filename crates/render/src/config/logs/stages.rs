@@ -229,7 +229,9 @@ pub fn with_promtail_defaults(stages: &mut [StageConfig]) {
             multiline
                 .max_wait_time
                 .get_or_insert_with(|| PROMTAIL_MULTILINE_MAX_WAIT.to_owned());
-            multiline.max_lines.get_or_insert(PROMTAIL_MULTILINE_MAX_LINES);
+            multiline
+                .max_lines
+                .get_or_insert(PROMTAIL_MULTILINE_MAX_LINES);
         }
         if let Some(pack) = &mut stage.pack {
             pack.ingest_timestamp.get_or_insert(true);
@@ -816,7 +818,10 @@ mod tests {
         let multiline = nested.multiline.as_ref().expect("multiline");
         assert_eq!(multiline.max_wait_time.as_deref(), Some("3s"));
         assert_eq!(multiline.max_lines, Some(128));
-        assert_eq!(nested.pack.as_ref().and_then(|p| p.ingest_timestamp), Some(true));
+        assert_eq!(
+            nested.pack.as_ref().and_then(|p| p.ingest_timestamp),
+            Some(true)
+        );
         assert_eq!(stages[1], set, "set values stay");
     }
 
