@@ -102,7 +102,7 @@ pub enum Outcome {
         dropped: Vec<RejectionView>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<RejectionView>,
-        /// The instance's scrape class a ServiceMonitor or PodMonitor took (the one it names,
+        /// The instance's scrape class a monitor, Probe or ScrapeConfig took (the one it names,
         /// else the instance's default), if any.
         #[serde(rename = "scrapeClass", skip_serializing_if = "Option::is_none")]
         scrape_class: Option<String>,
@@ -406,7 +406,8 @@ impl AgentContext<'_> {
         }
     }
 
-    /// The scrape class `target` (a ServiceMonitor or PodMonitor) took in `instance`'s jobs:
+    /// The scrape class `target` (a ServiceMonitor, PodMonitor, Probe or ScrapeConfig) took in
+    /// `instance`'s jobs:
     /// the one it names, else the instance's default (the first `default: true` among the
     /// first class of each name, as rendering resolves it).
     fn scrape_class_of(&self, instance: &InputRef, target: &InputRef) -> Option<String> {
@@ -431,6 +432,20 @@ impl AgentContext<'_> {
                 .find(|m| InputRef::of(Kind::PodMonitor, m.as_ref()) == *target)?
                 .spec
                 .scrape
+                .scrape_class
+                .clone(),
+            Kind::Probe => node
+                .probes
+                .iter()
+                .find(|m| InputRef::of(Kind::Probe, m.as_ref()) == *target)?
+                .spec
+                .scrape_class
+                .clone(),
+            Kind::ScrapeConfig => node
+                .scrape_configs
+                .iter()
+                .find(|m| InputRef::of(Kind::ScrapeConfig, m.as_ref()) == *target)?
+                .spec
                 .scrape_class
                 .clone(),
             _ => return None,

@@ -281,6 +281,40 @@ fn a_rendered_monitor_names_its_scrape_class() {
     assert!(!text.contains("scrape class"), "{text}");
 }
 
+/// Probes and ScrapeConfigs take scrape classes too (issue 36): explain names the one applied.
+#[test]
+fn a_rendered_probe_and_scrape_config_name_their_scrape_class() {
+    let instance = "  probeSelector: {}\n  scrapeConfigSelector: {}\n  scrapeClasses:\n  - {name: mesh, default: true}\n  - {name: plain}";
+    let probe = r#"apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: web, namespace: ops}
+spec:
+  prober: {url: "blackbox:9115"}
+  targets: {staticConfig: {static: ["https://example.com"]}}
+"#;
+    let scrape_config = r#"apiVersion: monitoring.coreos.com/v1alpha1
+kind: ScrapeConfig
+metadata: {name: web, namespace: ops}
+spec:
+  scrapeClass: plain
+  staticConfigs: [{targets: ["web:8080"]}]
+"#;
+    for (kind, object, class) in [
+        (Kind::Probe, probe, "mesh"),
+        (Kind::ScrapeConfig, scrape_config, "plain"),
+    ] {
+        let e = run(&world(instance, object), kind, "ops", "web").expect("exists");
+        let text = e.to_string();
+        match &e.steps[0].outcome {
+            Outcome::Rendered { scrape_class, .. } => {
+                assert_eq!(scrape_class.as_deref(), Some(class), "{text}")
+            }
+            other => panic!("not rendered: {other:?}\n{text}"),
+        }
+        assert!(text.contains(&format!("scrape class: {class}")), "{text}");
+    }
+}
+
 #[test]
 fn a_rendered_monitor_lists_its_jobs() {
     let (outcome, text) = sm_outcome("  serviceMonitorSelector: {matchLabels: {app: web}}", SM);
