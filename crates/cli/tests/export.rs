@@ -1,0 +1,483 @@
+//! `render --export DIR` (docs/alloy.md "Leaving the operator"): what it writes runs in the real
+//! Alloy as it is, holds none of the operator's variables, and the Secret it writes is the one
+//! the operator creates, holding every key the configs read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod support;
+use support::root;
+
+// The render tests' helpers for the real Alloy (`alloy fmt`, `alloy run` until ready); they
+// find their siblings as `super::`, the crate root here.
+#[allow(dead_code)]
+#[path = "../../render/tests/support/alloy_parse.rs"]
+mod alloy_parse;
+#[allow(dead_code)]
+#[path = "../../render/tests/support/alloy_run.rs"]
+mod alloy_run;
+
+/// What `alloy_run::alloy_binary` asks for: `$ALLOY_BIN`, else the binary `scripts/build-alloy`
+/// built (cached by version; `scripts/test.sh` builds it first).
+mod configs {
+    use std::path::PathBuf;
+
+    pub fn built_binary(env: &str, script: &str, binary: &str) -> PathBuf {
+        if let Some(path) = std::env::var_os(env) {
+            return PathBuf::from(path);
+        }
+        let script = crate::support::root().join("scripts").join(script);
+        let output = std::process::Command::new(&script)
+            .env("GO_BUILD_QUIET", "1")
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            script.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()).join(binary)
+    }
+}
+
+use alloy_run::{alloy_binary, formatted_as_written, loads};
+
+/// Two teams' agents: `team-a/sharded` (runtime `agent` in its spec, 3 shards of 2 replicas,
+/// credentials from two Secrets, one of them read by a ServiceMonitor, logs with a PodLogs) exports; `team-b/legacy` has raw
+/// Prometheus jobs, which the native config cannot express.
+const TEAMS: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: sharded, namespace: team-a}
+spec:
+  runtime: agent
+  metrics:
+    shards: 3
+    replicas: 2
+    instanceSelector: {matchLabels: {agent: sharded}}
+  logs:
+    instanceSelector: {matchLabels: {agent: sharded}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: main, namespace: team-a, labels: {agent: sharded}}
+spec:
+  remoteWrite:
+  - url: https://mimir.example.com/api/v1/push
+    basicAuth:
+      username: {name: remote, key: user}
+      password: {name: remote, key: pass}
+  serviceMonitorSelector: {matchLabels: {team: a}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: remote, namespace: team-a}
+stringData: {user: team-a, pass: "s3cret$(SHARD)", unused: never-read}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: token, namespace: team-a}
+stringData: {value: a-token}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: team-a, labels: {team: a}}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints:
+  - {port: http, interval: 15s, bearerTokenSecret: {name: token, key: value}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: main, namespace: team-a, labels: {agent: sharded}}
+spec:
+  clients:
+  - url: https://loki.example.com/loki/api/v1/push
+    basicAuth:
+      username: {name: remote, key: user}
+      password: {name: remote, key: pass}
+  podLogsSelector: {matchLabels: {team: a}}
+---
+apiVersion: monitoring.grafana.com/v1alpha2
+kind: PodLogs
+metadata: {name: web, namespace: team-a, labels: {team: a}}
+spec:
+  selector: {matchLabels: {app: web}}
+  pipelineStages: [{cri: {}}]
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: legacy, namespace: team-b}
+spec:
+  metrics:
+    instanceSelector: {matchLabels: {agent: legacy}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: raw, namespace: team-b, labels: {agent: legacy}}
+spec:
+  remoteWrite: [{url: https://mimir.example.com/api/v1/push}]
+  additionalScrapeConfigs: {name: extra, key: jobs.yaml}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: extra, namespace: team-b}
+stringData:
+  jobs.yaml: |
+    - job_name: raw
+      static_configs: [{targets: ["localhost:9090"]}]
+"#;
+
+fn agent_operator(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("agent-operator runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "agent-operator-export-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Every file under `dir`, by path relative to it.
+fn tree(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).expect("list").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.strip_prefix(dir).expect("under dir");
+                let text = std::fs::read_to_string(&path).expect("a text file");
+                out.insert(name.display().to_string(), text);
+            }
+        }
+    }
+    out
+}
+
+/// The YAML documents of `text` as JSON.
+fn documents(text: &str) -> Vec<Value> {
+    serde_saphyr::from_multiple::<Value>(text).expect("YAML documents")
+}
+
+/// The operator's `<agent>-secrets` Secret of `render -f input` (planned as the export plans
+/// it: native Alloy).
+fn operators_secret(input: &Path, namespace: &str, agent: &str) -> Value {
+    let out = agent_operator(
+        &[
+            "render",
+            "--runtime",
+            "alloy",
+            "-f",
+            input.to_str().expect("utf-8"),
+            "--agent",
+            &format!("{namespace}/{agent}"),
+        ],
+        input.parent().expect("parent"),
+    );
+    documents(&String::from_utf8_lossy(&out.stdout))
+        .into_iter()
+        .find(|d| {
+            d["kind"] == "Secret" && d["metadata"]["name"] == format!("{agent}-secrets").as_str()
+        })
+        .expect("the operator's assets Secret")
+}
+
+/// `text` with an API server address on each Kubernetes discovery without one.
+fn with_api_server(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        if line.starts_with("discovery.kubernetes ") {
+            let body: Vec<&str> = lines.clone().take_while(|l| !l.starts_with('}')).collect();
+            if !body
+                .iter()
+                .any(|l| l.trim_start().starts_with("api_server"))
+            {
+                out.push_str("\tapi_server = \"http://127.0.0.1:9\"\n");
+            }
+        }
+    }
+    out
+}
+
+/// The exported Secret's keys as files under `dir/secrets/` (the pods' mount of every key) and
+/// `dir/integrations/secrets/<ns>/<name>/<key>` (the integrations' mount of items, which name
+/// the key `_secrets_<ns>_<name>_<key>`): `dir`.
+fn mount_secret(secret: &Value, dir: &Path) -> PathBuf {
+    use base64::Engine as _;
+    let keys = dir.join("secrets");
+    std::fs::create_dir_all(&keys).expect("mount dir");
+    for (key, value) in secret["data"].as_object().expect("data") {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(value.as_str().expect("base64 text"))
+            .expect("base64");
+        std::fs::write(keys.join(key), &bytes).expect("write key");
+    }
+    dir.to_path_buf()
+}
+
+/// `text` reading what a pod mounts from this host: the Secret's keys from [`mount_secret`]'s
+/// `mounts`, the node's `/proc`, `/sys` and `/` for `/host/...`, and an API server address on
+/// each Kubernetes discovery without one (Alloy builds their clients when it loads, and this
+/// host has no in-cluster settings).
+fn on_this_host(text: &str, mounts: &Path) -> String {
+    let mounts = mounts.display().to_string();
+    let integrations = |path: &str| -> String {
+        // `secrets/<ns>/<name>/<key>` holds the key `_secrets_<ns>_<name>_<key>`, `-` as `_`.
+        let key: String = path
+            .chars()
+            .map(|c| if c == '/' || c == '-' { '_' } else { c })
+            .collect();
+        format!("{mounts}/secrets/_{key}")
+    };
+    let mut out = String::new();
+    for piece in with_api_server(text).split_inclusive('"') {
+        if let Some(key) = piece.strip_prefix("/var/lib/grafana-agent/secrets/") {
+            out.push_str(&format!("{mounts}/secrets/{key}"));
+        } else if let Some(path) = piece.strip_prefix("/etc/grafana-agent/integrations/") {
+            let (path, quote) = path.split_at(path.len() - 1);
+            out.push_str(&integrations(path));
+            out.push_str(quote);
+        } else if let Some(path) = piece.strip_prefix("/host/") {
+            let path = path.trim_start_matches("root");
+            out.push('/');
+            out.push_str(path.trim_start_matches('/'));
+        } else {
+            out.push_str(piece);
+        }
+    }
+    out
+}
+
+/// The files the `.alloy` texts of `files` read under the pods' Secret mounts, as keys of the
+/// assets Secret (`/var/lib/grafana-agent/secrets/<key>`, and the integrations' items
+/// `/etc/grafana-agent/integrations/secrets/<ns>/<name>/<key>`, stored as
+/// `_secrets_<ns>_<name>_<key>` with `-` as `_`).
+fn keys_read(files: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    for text in files
+        .iter()
+        .filter(|(name, _)| name.ends_with(".alloy"))
+        .map(|(_, text)| text)
+    {
+        for piece in text.split('"') {
+            if let Some(key) = piece.strip_prefix("/var/lib/grafana-agent/secrets/") {
+                keys.insert(key.to_owned());
+            } else if let Some(path) = piece.strip_prefix("/etc/grafana-agent/integrations/") {
+                let key: String = path
+                    .chars()
+                    .map(|c| if c == '/' || c == '-' { '_' } else { c })
+                    .collect();
+                keys.insert(format!("_{key}"));
+            }
+        }
+    }
+    keys
+}
+
+/// Checks one exported agent directory: README, Secret, and every config in the real Alloy.
+fn check_agent(
+    alloy: &Path,
+    files: &BTreeMap<String, String>,
+    operators: &Value,
+    scratch: &Path,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    assert!(files.contains_key("README.txt"), "{:?}", files.keys());
+    let secret = documents(&files["secrets.yaml"]);
+    assert_eq!(secret.len(), 1, "one Secret");
+    let secret = &secret[0];
+    assert_eq!(secret["metadata"]["name"], operators["metadata"]["name"]);
+    assert_eq!(
+        secret["metadata"]["namespace"],
+        operators["metadata"]["namespace"]
+    );
+    assert_eq!(secret["data"], operators["data"], "the operator's values");
+    assert!(
+        secret["metadata"].get("ownerReferences").is_none(),
+        "{secret}"
+    );
+    let stored: BTreeSet<String> = secret["data"]
+        .as_object()
+        .expect("data")
+        .keys()
+        .cloned()
+        .collect();
+    let read = keys_read(files);
+    assert!(!read.is_empty(), "no config reads a credential");
+    assert!(read.is_subset(&stored), "read {read:?}, stored {stored:?}");
+    let mounts = mount_secret(secret, &scratch.join("mounts"));
+    for (name, text) in files.iter().filter(|(n, _)| n.ends_with(".alloy")) {
+        assert!(!text.contains("$("), "{name} holds a loader variable");
+        if let Err(e) = formatted_as_written(alloy, text) {
+            problems.push(format!("{name}: {e}"));
+        }
+        let dir = scratch.join(name.replace('/', "_"));
+        match loads(alloy, &on_this_host(text, &mounts), &dir) {
+            Ok(()) => {}
+            Err(e) => problems.push(format!("{name} (files in {}): {e}", dir.display())),
+        }
+    }
+    problems
+}
+
+/// The bundled examples export whole: one file per pod of the 2 x 2 metrics StatefulSets
+/// (their shard and replica differ), one per other workload, and they run in Alloy.
+#[test]
+fn the_examples_export_and_run_in_alloy() {
+    let alloy = alloy_binary();
+    let dir = scratch("examples");
+    let examples = root().join("examples");
+    let out = agent_operator(
+        &[
+            "render",
+            "-f",
+            examples.to_str().expect("utf-8"),
+            "--export",
+            "exported",
+        ],
+        &dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = tree(&dir.join("exported/monitoring/agent"));
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "README.txt",
+            "agent-0.alloy",
+            "agent-1.alloy",
+            "agent-integrations-deploy.alloy",
+            "agent-integrations-ds.alloy",
+            "agent-logs.alloy",
+            "agent-shard-1-0.alloy",
+            "agent-shard-1-1.alloy",
+            "secrets.yaml",
+        ]
+    );
+    assert!(files["agent-shard-1-1.alloy"].contains("__replica__ = \"replica-1\""));
+    assert!(files["agent-shard-1-1.alloy"].contains("regex         = \"1\""));
+    assert!(files["agent-0.alloy"].contains("regex         = \"0\""));
+    let operators = operators_secret(&examples, "monitoring", "agent");
+    let problems = check_agent(&alloy, &files, &operators, &dir.join("runs"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Deterministic: a second export is the same, byte for byte.
+    let again = agent_operator(
+        &[
+            "render",
+            "-f",
+            examples.to_str().expect("utf-8"),
+            "--export",
+            "again",
+        ],
+        &dir,
+    );
+    assert!(again.status.success());
+    assert_eq!(tree(&dir.join("again")), tree(&dir.join("exported")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An agent of runtime `agent` with shards, replicas and two Secrets exports natively; an agent
+/// the native config cannot express is not exported, named with its object and field, and the
+/// exit code says so while the other agent is still written.
+#[test]
+fn sharded_agents_export_and_inexpressible_ones_fail_alone() {
+    let alloy = alloy_binary();
+    let dir = scratch("teams");
+    let input = dir.join("teams.yaml");
+    std::fs::write(&input, TEAMS).expect("write input");
+    let out = agent_operator(
+        &["render", "-f", "teams.yaml", "--export", "exported"],
+        &dir,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("GrafanaAgent team-b/legacy: not exported")
+            && stderr.contains("MetricsInstance team-b/raw")
+            && stderr.contains("spec.additionalScrapeConfigs"),
+        "{stderr}"
+    );
+    assert!(!dir.join("exported/team-b/legacy").exists());
+    let files = tree(&dir.join("exported/team-a/sharded"));
+    let configs: Vec<&str> = files
+        .keys()
+        .filter(|n| n.ends_with(".alloy"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        configs,
+        [
+            "sharded-0.alloy",
+            "sharded-1.alloy",
+            "sharded-logs.alloy",
+            "sharded-shard-1-0.alloy",
+            "sharded-shard-1-1.alloy",
+            "sharded-shard-2-0.alloy",
+            "sharded-shard-2-1.alloy",
+        ]
+    );
+    for (shard, file) in [
+        (0, "sharded-1.alloy"),
+        (1, "sharded-shard-1-0.alloy"),
+        (2, "sharded-shard-2-1.alloy"),
+    ] {
+        let text = &files[file];
+        assert!(text.contains("modulus       = 3"), "{file}");
+        assert!(
+            text.contains(&format!("regex         = \"{shard}\"")),
+            "{file}:\n{text}"
+        );
+    }
+    // A tenant's `$(SHARD)` in a Secret's value is data: the export copies it, as the operator
+    // stores it, and no config holds it.
+    let operators = operators_secret(&input, "team-a", "sharded");
+    let problems = check_agent(&alloy, &files, &operators, &dir.join("runs"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let keys: BTreeSet<&str> = documents(&files["secrets.yaml"])[0]["data"]
+        .as_object()
+        .expect("data")
+        .keys()
+        .map(String::as_str)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|k| match k {
+            "_secrets_team_a_remote_pass" => "pass",
+            "_secrets_team_a_remote_user" => "user",
+            "_secrets_team_a_token_value" => "token",
+            other => panic!("unexpected key {other}"),
+        })
+        .collect();
+    assert_eq!(keys, BTreeSet::from(["pass", "user", "token"]));
+    let readme = &files["README.txt"];
+    assert!(
+        readme.contains("mount: Secret sharded-secrets at /var/lib/grafana-agent/secrets"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("env: HOSTNAME from the pod's spec.nodeName"),
+        "{readme}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
