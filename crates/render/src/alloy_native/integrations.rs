@@ -265,7 +265,11 @@ pub fn untranslated(integration: &str, config: &Value) -> Option<(String, String
     for (key, value) in settings {
         let problem = match key.as_str() {
             _ if value.is_null() => None,
-            "instance" => (!value.is_string()).then(|| "is not a string".to_owned()),
+            "instance" => match value.as_str() {
+                Some("") => Some("is empty".to_owned()),
+                Some(_) => None,
+                None => Some("is not a string".to_owned()),
+            },
             "extra_labels" => match value {
                 Value::Object(labels) if labels.values().all(Value::is_string) => None,
                 _ => Some("is not a map of strings".to_owned()),
@@ -499,4 +503,80 @@ fn integration(
             .map(duration),
     );
     Ok([exporter_block, relabel, scrape])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::untranslated;
+    use serde_json::json;
+
+    /// A setting the writer would have to guess at keeps the Integration static, by field.
+    #[test]
+    fn what_is_not_translated_is_named_by_field() {
+        let cases = [
+            ("eventhandler", json!({}), "spec.name"),
+            (
+                "process",
+                json!({"process_names": []}),
+                "spec.config.process_names",
+            ),
+            (
+                "redis",
+                json!({"redis_addr": 6379}),
+                "spec.config.redis_addr",
+            ),
+            (
+                "node_exporter",
+                json!({"include_exporter_metrics": "yes"}),
+                "spec.config.include_exporter_metrics",
+            ),
+            ("mysql", json!({"instance": ""}), "spec.config.instance"),
+            (
+                "mysql",
+                json!({"extra_labels": {"team": 1}}),
+                "spec.config.extra_labels",
+            ),
+            (
+                "statsd",
+                json!({"autoscrape": {"relabel_configs": []}}),
+                "spec.config.autoscrape",
+            ),
+            (
+                "statsd",
+                json!({"autoscrape": {"scrape_interval": "often"}}),
+                "spec.config.autoscrape",
+            ),
+        ];
+        for (integration, config, field) in cases {
+            let (named, _) = untranslated(integration, &config)
+                .unwrap_or_else(|| panic!("{integration} {config} is translated"));
+            assert_eq!(named, field, "{integration} {config}");
+        }
+    }
+
+    #[test]
+    fn the_mapped_settings_and_nulls_are_translated() {
+        let cases = [
+            ("statsd", json!(null)),
+            (
+                "statsd",
+                json!({"autoscrape": {"enable": true, "metrics_instance": "a", "scrape_interval": "1m30s", "scrape_timeout": null}}),
+            ),
+            (
+                "redis",
+                json!({"redis_addr": "r:6379", "redis_user": null, "instance": "r", "extra_labels": {"team": "a"}}),
+            ),
+            (
+                "dnsmasq",
+                json!({"dnsmasq_address": "d:53", "expose_leases": true}),
+            ),
+        ];
+        for (integration, config) in cases {
+            assert_eq!(
+                untranslated(integration, &config),
+                None,
+                "{integration} {config}"
+            );
+        }
+    }
 }
