@@ -71,6 +71,24 @@ fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str)> +
         .map(|node| (node.instance_ref(), "spec.additionalScrapeConfigs"))
 }
 
+/// Whether `h`'s metrics pods form one Alloy cluster that shares the targets
+/// (`spec.alloy.clustering.enabled`, docs/alloy.md "Clustering"): only when the metrics
+/// config is native ([`native_metrics`]), since the static converter always writes clustering
+/// off. The StatefulSet plan, the pods' flags and the scrape components follow this one answer.
+pub fn clustering(h: &Hierarchy) -> bool {
+    clustering_requested(h) && native_metrics(h)
+}
+
+fn clustering_requested(h: &Hierarchy) -> bool {
+    runtime(h) == Runtime::Alloy
+        && h.agent
+            .spec
+            .alloy
+            .as_ref()
+            .and_then(|a| a.clustering.as_ref())
+            .is_some_and(|c| c.enabled)
+}
+
 /// Whether `h`'s logs DaemonSet runs a config in Alloy's own syntax
 /// ([`crate::alloy_native::logs`]): runtime `alloy` with `spec.alloy.configFormat: native`,
 /// and nothing [`not_native_logs`] names. The config and the pods' arguments both follow this
@@ -719,6 +737,14 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                 ));
             }
         }
+    }
+    if clustering_requested(h) && !native_metrics(h) && !h.metrics.is_empty() {
+        out.push(Rejection::new(
+            agent.clone(),
+            Reason::AlloyDifference,
+            "spec.alloy.clustering.enabled".to_owned(),
+            "is not used: Alloy clusters only a native metrics config (spec.alloy.configFormat: native, without MetricsInstances that keep it static); the metrics run one StatefulSet per shard, split by relabel rules, as without clustering",
+        ));
     }
     if native_requested(h) {
         for (object, field, why) in not_native_logs(h) {

@@ -82,6 +82,26 @@ pub fn relabel_rules(
     ]
 }
 
+/// `rules` without the two sharding rules [`relabel_rules`] appended, when they end it: what
+/// an Alloy cluster's scrape jobs keep, since the cluster shares the targets itself
+/// (`spec.alloy.clustering`). The pair is recognised by its keep rule's regex, a
+/// [`ConfigString::PodVariable`], which only the operator writes: a user's own `hashmod`
+/// and `$(SHARD)` rules are never taken for it.
+pub fn without_sharding_rules(rules: &[RelabelRule]) -> &[RelabelRule] {
+    match rules {
+        [rest @ .., hash, keep]
+            if hash.action.as_deref() == Some("hashmod")
+                && hash.target_label.as_deref() == Some(HASH_LABEL)
+                && keep.action.as_deref() == Some("keep")
+                && keep.source_labels == [HASH_LABEL]
+                && matches!(keep.regex, Some(ConfigString::PodVariable(_))) =>
+        {
+            rest
+        }
+        _ => rules,
+    }
+}
+
 /// Environment variables (besides `SHARD` and `SHARDS`) that shard `shard` of `shards` needs
 /// for the rules of [`relabel_rules`]: none for `hashmod` (the pods stay as upstream's), and
 /// `SHARD_BUCKETS` for `consistent`.
@@ -318,6 +338,26 @@ fn digit_class(lo: &str, hi: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_operators_trailing_sharding_rules_are_removed() {
+        let user = RelabelRule::set("team", "a");
+        for strategy in [ShardingStrategy::Hashmod, ShardingStrategy::Consistent] {
+            let mut rules = vec![user.clone()];
+            rules.extend(relabel_rules(strategy, 3, "__address__"));
+            assert_eq!(without_sharding_rules(&rules), std::slice::from_ref(&user));
+        }
+        // A user's own pair, written as upstream documents it: its `$(SHARD)` is a user
+        // string, not the operator's variable, so it stays.
+        let mut own = relabel_rules(ShardingStrategy::Hashmod, 3, "__address__");
+        own[1].regex = Some(ConfigString::from("$(SHARD)"));
+        assert_eq!(without_sharding_rules(&own), own.as_slice());
+        // Not at the end (a Probe with one shard has none): nothing is removed.
+        let mut inner = relabel_rules(ShardingStrategy::Hashmod, 3, "__param_target");
+        inner.push(user.clone());
+        assert_eq!(without_sharding_rules(&inner), inner.as_slice());
+        assert!(without_sharding_rules(&[]).is_empty());
+    }
 
     #[test]
     fn digit_class_forms() {

@@ -41,6 +41,7 @@ fn main() -> Result<()> {
     native_agent.spec.runtime = Some(Runtime::Alloy);
     native_agent.spec.alloy = Some(AlloySpec {
         config_format: Some(AlloyConfigFormat::Native),
+        ..Default::default()
     });
     let h = render::discover(&Arc::new(native_agent), store).hierarchy;
     ensure!(

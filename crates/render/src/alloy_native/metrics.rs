@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::alloy::identifier;
 use crate::alloy_syntax::{Block, Body, Expr, Identifier, append_top_block};
 use crate::config::common::{KubernetesSdConfig, RelabelRule, SdNamespaces};
+use crate::config::metrics::global::REPLICA_LABEL_VALUE;
 use crate::config::metrics::remote_write::{MetadataConfigOut, QueueConfigOut, SigV4Out};
 use crate::config::metrics::scrape::StaticConfig;
 use crate::config::metrics::{
@@ -23,7 +24,7 @@ use crate::config::metrics::{
     ScrapeConfigEntry, ScrapeContext,
 };
 use crate::discover::Hierarchy;
-use crate::expansion::SHARD_VARIABLES;
+use crate::expansion::{ConfigString, SHARD_VARIABLES};
 use crate::rejection::Rejection;
 use crate::render_cache::{BATCH_MONITORS, Monitor, PARALLEL_THRESHOLD, monitors_by_instance};
 
@@ -45,7 +46,7 @@ pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
     for instance in &section.configs {
         let prefix = label(format!("metrics_{}", identifier(&instance.name)))?;
         let receiver = reference("prometheus.remote_write", &prefix, "receiver");
-        body.block(remote_write(section, instance, &prefix));
+        body.block(remote_write(section, instance, &prefix, false));
         for entry in &instance.scrape_configs {
             let job = match entry {
                 ScrapeConfigEntry::Generated(job) => job,
@@ -56,7 +57,7 @@ pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
                     });
                 }
             };
-            for block in job_components(job, &section.global, &prefix, &receiver)? {
+            for block in job_components(job, &section.global, &prefix, &receiver, false)? {
                 body.block(block);
             }
         }
@@ -77,6 +78,7 @@ pub fn metrics_by_monitor(
     rejections: &mut Vec<Rejection>,
 ) -> Result<String, NativeError> {
     let mut text = String::new();
+    let clustered = crate::alloy::clustering(h);
     let instances = monitors_by_instance(h, &section.configs, ctx);
     for (instance, (ctx, monitors)) in section.configs.iter().zip(&instances) {
         if let Some(entry) = instance.scrape_configs.first() {
@@ -89,14 +91,16 @@ pub fn metrics_by_monitor(
         let receiver = reference("prometheus.remote_write", &prefix, "receiver");
         append_top_block(
             &mut text,
-            &remote_write(section, instance, &prefix),
+            &remote_write(section, instance, &prefix, clustered),
             &SHARD_VARIABLES,
         );
         for batch in monitors.chunks(BATCH_MONITORS) {
             let parts: Vec<_> = batch
                 .par_iter()
                 .with_min_len(PARALLEL_THRESHOLD)
-                .map(|monitor| monitor_text(monitor, ctx, &section.global, &prefix, &receiver))
+                .map(|monitor| {
+                    monitor_text(monitor, ctx, &section.global, &prefix, &receiver, clustered)
+                })
                 .collect();
             for part in parts {
                 match part? {
@@ -121,6 +125,7 @@ fn monitor_text(
     global: &GlobalConfig,
     prefix: &Identifier,
     receiver: &Expr,
+    clustered: bool,
 ) -> Result<Result<String, Rejection>, NativeError> {
     let jobs = match monitor.jobs(ctx) {
         Ok(jobs) => jobs,
@@ -128,22 +133,24 @@ fn monitor_text(
     };
     let mut text = String::new();
     for job in &jobs {
-        for block in job_components(job, global, prefix, receiver)? {
+        for block in job_components(job, global, prefix, receiver, clustered)? {
             append_top_block(&mut text, &block, &SHARD_VARIABLES);
         }
     }
     Ok(Ok(text))
 }
 
-/// The components of `job` of the instance whose components are labelled `prefix`.
+/// The components of `job` of the instance whose components are labelled `prefix`;
+/// `clustered`: for pods of an Alloy cluster ([`crate::alloy::clustering`]).
 fn job_components(
     job: &ScrapeConfig,
     global: &GlobalConfig,
     prefix: &Identifier,
     receiver: &Expr,
+    clustered: bool,
 ) -> Result<impl Iterator<Item = Block>, NativeError> {
     let job_label = label(format!("{}_{}", prefix.as_str(), identifier(&job.job_name)))?;
-    let blocks = scrape_job(job, global, &job_label, receiver.clone())?;
+    let blocks = scrape_job(job, global, &job_label, receiver.clone(), clustered)?;
     Ok(blocks.into_iter().flatten())
 }
 
@@ -153,6 +160,7 @@ fn scrape_job(
     global: &GlobalConfig,
     label: &Identifier,
     receiver: Expr,
+    clustered: bool,
 ) -> Result<[Vec<Block>; 4], NativeError> {
     let ScrapeConfig {
         job_name,
@@ -232,6 +240,13 @@ fn scrape_job(
                 what: "more than one service discovery".into(),
             });
         }
+    };
+    // A cluster shares the targets through its hash ring: the operator's hashmod rules would
+    // make every pod (all of shard 0) keep only shard 0's share.
+    let relabel_configs = if clustered {
+        crate::sharding::without_sharding_rules(relabel_configs)
+    } else {
+        relabel_configs
     };
     let (relabel, targets) = if relabel_configs.is_empty() {
         (None, targets)
@@ -357,6 +372,11 @@ fn scrape_job(
     if let Some(extra) = scrape_config {
         super::scrape_config::scrape_settings(body, job_name, extra)?;
     }
+    if clustered {
+        let mut b = block("clustering");
+        b.body.attribute(known("enabled"), Expr::Bool(true));
+        body.block(b);
+    }
     Ok([
         discovery,
         relabel.into_iter().collect(),
@@ -474,7 +494,18 @@ pub(super) fn rules(out: &mut Body, block_name: &'static str, rules: &[RelabelRu
 
 /// The instance's `prometheus.remote_write`: its own endpoints, else the GrafanaAgent's (as
 /// the agent falls back to `global.remote_write`), the external labels, and the WAL settings.
-fn remote_write(section: &MetricsSection, instance: &InstanceConfig, label: &Identifier) -> Block {
+/// The replica label's value in an Alloy cluster: its pods are one replica between them
+/// (`replicas` above 1 is refused with clustering), and a target that moves to another pod
+/// must keep its series (by pod ordinal, a remote store deduplicating HA pairs would keep
+/// only one pod's samples).
+const CLUSTER_REPLICA_VALUE: &str = "replica-0";
+
+fn remote_write(
+    section: &MetricsSection,
+    instance: &InstanceConfig,
+    label: &Identifier,
+    clustered: bool,
+) -> Block {
     let InstanceConfig {
         name: _,
         wal_truncate_frequency,
@@ -490,7 +521,12 @@ fn remote_write(section: &MetricsSection, instance: &InstanceConfig, label: &Ide
     if !labels.is_empty() {
         let labels = labels
             .iter()
-            .map(|(k, v)| (k.clone(), config_string(v)))
+            .map(|(k, v)| match v {
+                ConfigString::PodVariable(value) if clustered && value == REPLICA_LABEL_VALUE => {
+                    (k.clone(), Expr::string(CLUSTER_REPLICA_VALUE))
+                }
+                _ => (k.clone(), config_string(v)),
+            })
             .collect();
         b.body
             .attribute(known("external_labels"), Expr::Object(labels));

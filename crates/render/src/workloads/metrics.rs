@@ -1,5 +1,6 @@
 //! Metrics: the governing Service `<agent>-operated` and one StatefulSet per shard
-//! (spec 3.6).
+//! (spec 3.6), or, for an Alloy cluster (`spec.alloy.clustering`, [`crate::alloy::clustering`]),
+//! one StatefulSet of `shards` pods that share the targets themselves.
 
 use api::prometheus::StorageSpec;
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetSpec, StatefulSetUpdateStrategy};
@@ -65,7 +66,13 @@ pub fn pod_options(
     with_sharding_env: bool,
 ) -> PodOptions {
     let metrics = cx.h.agent.spec.metrics.as_ref();
-    let shards = effective_shards(metrics);
+    // An Alloy cluster is one shard to the config: its pods all get shard 0 of 1, so the
+    // template does not change with the instance count and resizing restarts no pod.
+    let shards = if crate::alloy::clustering(cx.h) {
+        1
+    } else {
+        effective_shards(metrics)
+    };
     let (wal, wal_source) = wal_volume(workload, storage);
     let mut env = vec![
         value_env("SHARD", shard.to_string()),
@@ -124,6 +131,10 @@ pub fn service(cx: &AgentContext<'_>) -> Service {
         (OPERATED_AGENT_LABEL.to_owned(), "true".to_owned()),
     ]);
     labels.extend(cx.opts.labels.clone());
+    // Alloy cluster peers find each other through this Service's DNS records: pods that
+    // start together are not ready yet, and without their records each would form a cluster
+    // of its own until the next rejoin.
+    let publish_not_ready_addresses = crate::alloy::clustering(h).then_some(true);
     Service {
         metadata: ObjectMeta {
             name: Some(service_name(agent)),
@@ -148,10 +159,41 @@ pub fn service(cx: &AgentContext<'_>) -> Service {
                 (AGENT_NAME_LABEL.to_owned(), agent.to_owned()),
                 (TYPE_LABEL.to_owned(), "metrics".to_owned()),
             ])),
+            publish_not_ready_addresses,
             ..Default::default()
         }),
         status: None,
     }
+}
+
+/// The flags that make a metrics pod of `h` join its agent's Alloy cluster: the peers are
+/// found through the governing headless Service on the pods' HTTP port, which Alloy's
+/// cluster traffic shares. No flag depends on the instance count.
+pub fn cluster_args(h: &crate::discover::Hierarchy) -> Vec<String> {
+    vec![
+        "--cluster.enabled=true".to_owned(),
+        format!(
+            "--cluster.join-addresses={}.{}.svc:{AGENT_PORT}",
+            service_name(h.agent_name()),
+            h.agent_namespace()
+        ),
+    ]
+}
+
+/// What an Alloy cluster cannot do yet: `replicas` above 1 (each target scraped by every
+/// replica) needs one cluster per replica, which the plan does not make.
+fn check_clustering(cx: &AgentContext<'_>) -> Result<(), Rejection> {
+    let replicas = effective_replicas(cx.h.agent.spec.metrics.as_ref());
+    if replicas > 1 {
+        return Err(cx.reject(
+            Reason::InvalidValue,
+            "spec.metrics.replicas".to_owned(),
+            format!(
+                "is {replicas}, and spec.alloy.clustering shares each target between the pods of one Alloy cluster: scraping every target once per replica is not supported with clustering yet; set replicas to 1 (or unset), or turn clustering off; the metrics StatefulSets are left as they are"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The claim template of a StatefulSet named `name` (spec 3.6): copied from
@@ -238,8 +280,19 @@ pub fn objects(cx: &AgentContext<'_>) -> Result<(Service, Vec<StatefulSet>), Vec
     let h = cx.h;
     let agent = h.agent_name();
     let metrics = h.agent.spec.metrics.as_ref();
-    let shards = effective_shards(metrics);
-    let replicas = effective_replicas(metrics);
+    let clustering = crate::alloy::clustering(h);
+    // Clustered: one StatefulSet whose pods are the `shards` instances sharing the targets.
+    let (shards, replicas) = if clustering {
+        check_clustering(cx).map_err(|r| vec![r])?;
+        (1, effective_shards(metrics))
+    } else {
+        (effective_shards(metrics), effective_replicas(metrics))
+    };
+    let alloy_args = if clustering {
+        cluster_args(h)
+    } else {
+        Vec::new()
+    };
     let storage = h.agent.spec.storage.as_ref();
 
     let name_problems = check_names(cx, shards);
@@ -259,9 +312,16 @@ pub fn objects(cx: &AgentContext<'_>) -> Result<(Service, Vec<StatefulSet>), Vec
             .iter()
             .filter_map(|c| c.metadata.name.clone())
             .collect();
-        let options = pod_options(cx, &name, shard, storage, true);
+        // A cluster's pods need no bucket list: its scrape jobs have no sharding rules.
+        let options = pod_options(cx, &name, shard, storage, !clustering);
         // Every shard mounts the same config Secret, `<agent>-config`.
-        let template = match pod_template::pod_template(cx, agent, options, &claim_names) {
+        let template = match pod_template::pod_template_with_alloy_args(
+            cx,
+            agent,
+            options,
+            &claim_names,
+            &alloy_args,
+        ) {
             Ok(t) => t,
             Err(r) => {
                 rejections.extend(r);
@@ -290,5 +350,101 @@ pub fn objects(cx: &AgentContext<'_>) -> Result<(Service, Vec<StatefulSet>), Vec
         Ok((service(cx), statefulsets))
     } else {
         Err(rejections)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::apps::v1::StatefulSet;
+
+    use crate::desired::DesiredObject;
+
+    /// The clustered agent of the golden case with `shards` instances: its metrics
+    /// StatefulSets and the text of its metrics config.
+    fn clustered(shards: &str, clustering: bool) -> (Vec<StatefulSet>, String) {
+        let text = include_str!("../../../../testdata/workloads/alloy-clustering/input.yaml")
+            .replace("shards: 3", &format!("shards: {shards}"))
+            .replacen("enabled: true", &format!("enabled: {clustering}"), 1);
+        let mut loader = crate::manifest::Loader::new();
+        loader.add_source("input.yaml", &text);
+        let store = loader.finish().store;
+        let plans = crate::output::plan_all(&store, &crate::PlanOptions::default(), None);
+        let plan = plans
+            .iter()
+            .find(|p| p.agent.name == "clustered")
+            .expect("the clustered agent is planned");
+        let statefulsets = plan
+            .objects
+            .iter()
+            .filter_map(|o| match &o.object {
+                DesiredObject::StatefulSet(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        let config = plan
+            .configs
+            .iter()
+            .find(|c| c.secret_name == "clustered-config")
+            .expect("the metrics config")
+            .text
+            .as_str()
+            .to_owned();
+        (statefulsets, config)
+    }
+
+    #[test]
+    fn a_cluster_is_one_statefulset_of_shards_pods_and_resizing_changes_only_its_replicas() {
+        let (two, config_two) = clustered("2", true);
+        let (five, config_five) = clustered("5", true);
+        assert_eq!(two.len(), 1);
+        assert_eq!(five.len(), 1);
+        let spec = |s: &StatefulSet| s.spec.clone().expect("spec");
+        assert_eq!(spec(&two[0]).replicas, Some(2));
+        assert_eq!(spec(&five[0]).replicas, Some(5));
+        // Nothing else differs: no pod restarts, no config change, when instances come and go.
+        assert_eq!(spec(&two[0]).template, spec(&five[0]).template);
+        assert_eq!(two[0].metadata, five[0].metadata);
+        assert_eq!(config_two, config_five);
+        assert!(config_two.contains("clustering {"));
+        assert!(!config_two.contains("hashmod"), "{config_two}");
+        let args = spec(&two[0]).template.spec.expect("pod").containers[1]
+            .args
+            .clone()
+            .expect("args");
+        assert!(
+            args.contains(&"--cluster.enabled=true".to_owned()),
+            "{args:?}"
+        );
+        assert!(
+            args.contains(
+                &"--cluster.join-addresses=clustered-operated.monitoring.svc:8080".to_owned()
+            ),
+            "{args:?}"
+        );
+    }
+
+    #[test]
+    fn without_clustering_the_same_agent_is_sharded_by_relabel_rules() {
+        let (statefulsets, config) = clustered("3", false);
+        assert_eq!(statefulsets.len(), 3);
+        assert!(config.contains("hashmod"), "{config}");
+        assert!(!config.contains("clustering {"));
+        let args = |s: &StatefulSet| {
+            s.spec
+                .clone()
+                .expect("spec")
+                .template
+                .spec
+                .expect("pod")
+                .containers[1]
+                .args
+                .clone()
+                .expect("args")
+        };
+        assert!(
+            statefulsets
+                .iter()
+                .all(|s| !args(s).iter().any(|a| a.starts_with("--cluster.")))
+        );
     }
 }

@@ -233,9 +233,11 @@ pub fn unused_settings(h: &Hierarchy) -> Vec<Rejection> {
     .collect()
 }
 
-fn agent_args(h: &Hierarchy, native_config: bool) -> Vec<String> {
+fn agent_args(h: &Hierarchy, native_config: bool, alloy_extra: &[String]) -> Vec<String> {
     if runtime(h) == Runtime::Alloy {
-        return alloy_args(h, native_config);
+        let mut args = alloy_args(h, native_config);
+        args.extend_from_slice(alloy_extra);
+        return args;
     }
     let spec = &h.agent.spec;
     let mut args: Vec<String> = [
@@ -642,6 +644,20 @@ pub fn pod_template(
     options: PodOptions,
     claims: &[String],
 ) -> Result<PodTemplate, Vec<Rejection>> {
+    pod_template_with_alloy_args(cx, template_name, options, claims, &[])
+}
+
+/// [`pod_template`] whose Alloy container also gets `alloy_extra` after the operator's own
+/// flags (the clustered metrics StatefulSet's `--cluster.*` flags), before the
+/// `spec.containers` patch, so a user's patch still has the last word. Unused by runtime
+/// `agent`.
+pub fn pod_template_with_alloy_args(
+    cx: &AgentContext<'_>,
+    template_name: &str,
+    options: PodOptions,
+    claims: &[String],
+    alloy_extra: &[String],
+) -> Result<PodTemplate, Vec<Rejection>> {
     let h = cx.h;
     let spec = &h.agent.spec;
     let mut rejections = check_object_names(cx);
@@ -695,7 +711,7 @@ pub fn pod_template(
     let agent = Container {
         name: AGENT_CONTAINER.to_owned(),
         image: Some(agent_image(h)),
-        args: Some(agent_args(h, options.native_config)),
+        args: Some(agent_args(h, options.native_config, alloy_extra)),
         ports: Some(vec![ContainerPort {
             name: Some(port_name.clone()),
             container_port: AGENT_PORT,
