@@ -1,7 +1,8 @@
 //! The command blocks of the docs are run, in order, against the real control plane
 //! (`scripts/control-plane`: etcd, kube-apiserver, kube-controller-manager), and any error fails
 //! the test: docs/getting-started.md from an empty cluster to a scraped ServiceMonitor, then
-//! docs/troubleshooting.md and docs/security.md on what it built.
+//! docs/troubleshooting.md, docs/security.md and docs/alloy.md (whose "Leaving the operator"
+//! exports the agent and deletes it: last) on what it built.
 //!
 //! In the Markdown, a fenced block's info string says what the test does with it:
 //! * `sh`: run with bash (`set -euo pipefail`) in a scratch directory where `deploy/` and
@@ -95,10 +96,11 @@ fn kind(block: &Block) -> Kind {
 }
 
 /// The pages this test runs, in order, on one cluster.
-const RUN: [&str; 3] = [
+const RUN: [&str; 4] = [
     "docs/getting-started.md",
     "docs/troubleshooting.md",
     "docs/security.md",
+    "docs/alloy.md",
 ];
 
 /// Every Markdown page for users.
