@@ -424,6 +424,50 @@ mod tests {
     }
 
     #[test]
+    fn switching_to_a_cluster_keeps_shard_zeros_statefulset_and_deletes_the_other_shards() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+        use crate::desired::{MANAGED_BY_LABEL, MANAGED_BY_VALUE, ManagedKind};
+        use crate::workloads::{ExistingObject, objects_to_delete};
+
+        let text = include_str!("../../../../testdata/workloads/alloy-clustering/input.yaml");
+        let mut loader = crate::manifest::Loader::new();
+        loader.add_source("input.yaml", text);
+        let store = loader.finish().store;
+        let agent = store
+            .agents()
+            .find(|a| a.metadata.name.as_deref() == Some("clustered"))
+            .expect("the clustered agent")
+            .clone();
+        let discovery = crate::discover::discover(&agent, &store);
+        let plan = crate::plan::plan(&discovery, &crate::PlanOptions::default());
+        let uid = agent.metadata.uid.clone().expect("a uid");
+        // What the agent ran before, sharded: one StatefulSet per shard.
+        let existing: Vec<ExistingObject> = ["clustered", "clustered-shard-1", "clustered-shard-2"]
+            .into_iter()
+            .map(|name| ExistingObject {
+                kind: ManagedKind::StatefulSet,
+                namespace: "monitoring".to_owned(),
+                name: name.to_owned(),
+                labels: [(MANAGED_BY_LABEL.to_owned(), MANAGED_BY_VALUE.to_owned())].into(),
+                owner_references: vec![OwnerReference {
+                    api_version: "monitoring.grafana.com/v1alpha1".to_owned(),
+                    kind: "GrafanaAgent".to_owned(),
+                    name: "clustered".to_owned(),
+                    uid: uid.clone(),
+                    controller: Some(true),
+                    block_owner_deletion: Some(true),
+                }],
+            })
+            .collect();
+        let deleted: Vec<&str> = objects_to_delete(&discovery.hierarchy, &plan.objects, &existing)
+            .into_iter()
+            .map(|o| o.name.as_str())
+            .collect();
+        assert_eq!(deleted, ["clustered-shard-1", "clustered-shard-2"]);
+    }
+
+    #[test]
     fn without_clustering_the_same_agent_is_sharded_by_relabel_rules() {
         let (statefulsets, config) = clustered("3", false);
         assert_eq!(statefulsets.len(), 3);
