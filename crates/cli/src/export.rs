@@ -47,7 +47,9 @@ pub enum ExportError {
         "GrafanaAgent {agent}: not exported: the operator would create nothing for it (see the rejections above)"
     )]
     NothingPlanned { agent: String },
-    #[error("GrafanaAgent {agent}: not exported: config Secret {secret}: no workload reads it")]
+    #[error(
+        "GrafanaAgent {agent}: not exported: config Secret {secret}: the operator plans no workload that reads it (see the rejections above)"
+    )]
     NoWorkload { agent: String, secret: String },
     #[error("GrafanaAgent {agent}: not exported: config Secret {secret} for pod {pod}: {source}")]
     Variables {
@@ -334,7 +336,7 @@ fn describe(out: &mut String, workload: &Workload, files: &[(String, String)], s
     let runs = match (workload.kind, same, &workload.pods) {
         ("DaemonSet", ..) => "one Alloy on every node, each with".to_owned(),
         (_, true, Some(pods)) if pods.len() > 1 => {
-            format!("{} Alloy instances (replicas), each with", pods.len())
+            format!("{} Alloy instances (pods), each with", pods.len())
         }
         (_, false, _) => "one Alloy per file, each with its own:".to_owned(),
         _ => "one Alloy with".to_owned(),
@@ -356,6 +358,18 @@ fn describe(out: &mut String, workload: &Workload, files: &[(String, String)], s
         .map(String::as_str)
         .collect();
     let _ = writeln!(out, "  args: alloy run FILE {}", args.join(" "));
+    if let Some(join) = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--cluster.join-addresses="))
+    {
+        // The operator's headless Service goes with the operator.
+        let _ = writeln!(
+            out,
+            "  cluster: the instances form one Alloy cluster and share the targets; they find \
+             each other through {join}, the operator's headless Service: give them a headless \
+             Service of their own and join through it"
+        );
+    }
     let volumes: BTreeMap<&str, &k8s_openapi::api::core::v1::Volume> = workload
         .pod
         .volumes

@@ -481,3 +481,53 @@ fn sharded_agents_export_and_inexpressible_ones_fail_alone() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A clustered agent's StatefulSet pods run one config (the cluster shares the targets): one
+/// file, and README.txt says the cluster's join address is the operator's Service, to be
+/// replaced. An agent the operator refuses to plan workloads for is not exported.
+#[test]
+fn a_clustered_agent_exports_one_file_and_says_how_it_joins() {
+    let alloy = alloy_binary();
+    let dir = scratch("clustering");
+    let input = root().join("testdata/workloads/alloy-clustering/input.yaml");
+    let out = agent_operator(
+        &[
+            "render",
+            "-f",
+            input.to_str().expect("utf-8"),
+            "--export",
+            "exported",
+        ],
+        &dir,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("GrafanaAgent monitoring/ha: not exported"),
+        "{stderr}"
+    );
+    let files = tree(&dir.join("exported/monitoring/clustered"));
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    assert_eq!(names, ["README.txt", "clustered.alloy", "secrets.yaml"]);
+    let readme = &files["README.txt"];
+    assert!(
+        readme.contains("3 Alloy instances (pods), each with clustered.alloy")
+            && readme.contains("--cluster.join-addresses=clustered-operated.monitoring.svc:8080")
+            && readme.contains("give them a headless Service of their own"),
+        "{readme}"
+    );
+    let text = &files["clustered.alloy"];
+    assert!(!text.contains("$("), "{text}");
+    formatted_as_written(&alloy, text).expect("alloy fmt leaves it");
+    let mounts = mount_secret(
+        &documents(&files["secrets.yaml"])[0],
+        &dir.join("runs/mounts"),
+    );
+    loads(
+        &alloy,
+        &on_this_host(text, &mounts),
+        &dir.join("runs/clustered"),
+    )
+    .expect("the clustered config loads");
+    let _ = std::fs::remove_dir_all(&dir);
+}
