@@ -4,8 +4,9 @@
 //! remote_write endpoint. Shown through Alloy's own HTTP API (`/api/v0/web/peers` and the
 //! `prometheus.scrape` component's debug info): with two instances every target is scraped by
 //! exactly one of them; after a third joins, every target is still scraped exactly once, and the
-//! targets that moved all moved to the newcomer, about a third of them. The config each process
-//! runs is the same text whatever the instance count.
+//! targets that moved all moved to the newcomer, about a third of them; after one is killed,
+//! its targets, and only those, go to the two left. The config each process runs is the same
+//! text whatever the instance count.
 //!
 //! On a host, unlike a pod, the processes share one address: each gets its own port, storage
 //! path and node name, advertises `127.0.0.1:<port>`, and joins the first one instead of the
@@ -439,6 +440,25 @@ fn a_cluster_scrapes_every_target_once_and_a_new_instance_takes_about_its_share(
         per_instance(&after, &second.name),
         per_instance(&after, &third.name),
         moved.len()
+    );
+
+    // A pod killed outright (no leave message): once the others see it gone, its targets
+    // are shared between them and theirs stay where they were.
+    let killed = second.name.clone();
+    drop(second);
+    let survivors = settled_owners(&[&first, &third]);
+    let reassigned: Vec<&String> = after
+        .keys()
+        .filter(|target| after.get(*target) != survivors.get(*target))
+        .collect();
+    assert!(
+        reassigned.iter().all(|target| after[*target] == killed),
+        "only the killed instance's targets move: before {after:?}, after {survivors:?}"
+    );
+    assert_eq!(
+        reassigned.len(),
+        per_instance(&after, &killed),
+        "every target of the killed instance is scraped by a survivor"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
