@@ -537,18 +537,21 @@ pub struct ProbeSpec {
     /// Prometheus refuses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization: Option<SafeAuthorization>,
-    /// Relabeling rules for the probe's samples. Accepted for compatibility; not rendered.
+    /// Relabeling rules for the probe's samples (`metric_relabel_configs`), after the scrape
+    /// class's. The Grafana Agent Operator ignored them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric_relabelings: Option<Vec<RelabelConfig>>,
-    /// Most samples one probe may return. Accepted for compatibility; not rendered, and the
-    /// GrafanaAgent's enforced limits do not apply to Probes either.
+    /// Most samples one probe may return (0 or unset: none), lowered to the GrafanaAgent's
+    /// `enforcedSampleLimit`; unset, the enforced limit does not apply to Probes (the Grafana
+    /// Agent Operator ignored Probes' limits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_limit: Option<i64>,
-    /// Most targets the job may have. Accepted for compatibility; not rendered.
+    /// Most targets the job may have (0 or unset: none), lowered to the GrafanaAgent's
+    /// `enforcedTargetLimit` as `sampleLimit` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_limit: Option<i64>,
     /// Per-sample label limits (`labelLimit`, `labelNameLengthLimit`,
-    /// `labelValueLengthLimit`). Accepted for compatibility; they have no effect.
+    /// `labelValueLengthLimit`), rendered as a ServiceMonitor's.
     #[serde(flatten)]
     pub label_limits: LabelLimits,
     /// Set to false to not follow HTTP redirects from the prober (a redirect then fails the

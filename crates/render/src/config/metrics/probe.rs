@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use api::Probe;
-use api::monitors::{LabelLimits, ProbeParam};
+use api::monitors::ProbeParam;
 
 use crate::config::common::{
     FieldError, RelabelRule, basic_auth_inline, non_empty, proxy, safe_authorization,
@@ -47,15 +47,22 @@ fn job(
     )?;
     let prober = spec.prober.clone().unwrap_or_default();
     // The scrape class (the one named, else the instance's default; a name the instance lacks
-    // rejects the Probe) and the settings ServiceMonitors share, rendered as theirs are. A
-    // Probe's label limits keep having no effect (the Grafana Agent Operator's behaviour).
+    // rejects the Probe) and the settings ServiceMonitors share, label limits included,
+    // rendered as theirs are (the Grafana Agent Operator ignored a Probe's limits and metric
+    // relabelings: issue 36, never silently dropped).
     let class = monitor_settings::scrape_class(ctx, spec.scrape_class.as_deref())?;
     let mut job = monitor_settings::job_fields_with_class(
         ctx,
         &monitor_settings::probe_settings(spec),
-        &LabelLimits::default(),
+        &spec.label_limits,
         class.as_ref(),
     )?;
+    job.metric_relabel_configs =
+        ctx.metric_relabels(spec.metric_relabelings.as_deref(), "spec.metricRelabelings")?;
+    // Only a limit the Probe sets is written (the GrafanaAgent's enforced limit lowers it): a
+    // Probe without one keeps the output it had, unlimited, as the Grafana Agent Operator gave.
+    job.sample_limit = own_limit(spec.sample_limit, ctx.enforced_sample_limit);
+    job.target_limit = own_limit(spec.target_limit, ctx.enforced_target_limit);
     // As prometheus-operator's generator: the class's relabelings after the prober's address.
     let class_relabelings = monitor_settings::class_relabelings(class.as_ref());
 
@@ -190,6 +197,13 @@ fn job(
     check_single_auth(&job, "spec")?;
     check_tls_pair(job.tls_config.as_ref(), "spec.tlsConfig")?;
     Ok(job)
+}
+
+/// `own` (a Probe's limit), lowered to `enforced` when that is smaller; nothing when the
+/// Probe sets none.
+fn own_limit(own: Option<i64>, enforced: Option<u64>) -> Option<u64> {
+    own.filter(|n| *n > 0)
+        .and_then(|_| crate::config::metrics::scrape::limit(own, enforced))
 }
 
 /// The prober's URL parameters: `params` by name, and `module` always present (even as `[""]`,
