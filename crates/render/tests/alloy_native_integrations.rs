@@ -131,36 +131,10 @@ fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<C
 }
 
 fn every_case() -> Vec<Case> {
-    let mut out = Vec::new();
-    for dir in support::configs::all_cases() {
-        let name = dir
-            .strip_prefix(support::repo_root().join("testdata"))
-            .unwrap_or(&dir)
-            .display()
-            .to_string();
-        let text = std::fs::read_to_string(dir.join("input.yaml")).expect("input");
-        let mut case_opts = support::options(&dir);
-        case_opts.runtime = Runtime::Alloy;
-        out.extend(cases_of(&name, &[("input.yaml".into(), text)], &case_opts));
-    }
-    let mut examples = Vec::new();
-    for entry in std::fs::read_dir(support::repo_root().join("examples"))
-        .expect("examples")
-        .flatten()
-    {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "yaml") {
-            let text = std::fs::read_to_string(&path).expect("example");
-            examples.push((path.display().to_string(), text));
-        }
-    }
-    examples.sort();
-    let opts = PlanOptions {
-        runtime: Runtime::Alloy,
-        ..Default::default()
-    };
-    out.extend(cases_of("examples", &examples, &opts));
-    out
+    support::alloy_inputs()
+        .iter()
+        .flat_map(|input| cases_of(&input.name, &input.texts, &input.opts))
+        .collect()
 }
 
 /// `ours` against `theirs`: the components of [`COMPARED`] kinds argument by argument, the

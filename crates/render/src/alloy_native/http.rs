@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::alloy_syntax::{Block, Body, Expr};
 use crate::config::common::{AuthorizationOut, BasicAuthOut, OAuth2Out, ProxyOut, TlsConfigOut};
 
-use super::{block, name, optional};
+use super::{block, known, name, optional};
 
 pub fn basic_auth(out: &mut Body, auth: &BasicAuthOut) {
     let BasicAuthOut {
@@ -109,8 +109,25 @@ pub fn proxy(out: &mut Body, p: &ProxyOut) {
         proxy_from_environment,
         proxy_connect_header,
     } = p;
-    optional(out, "proxy_url", proxy_url.as_deref().map(Expr::string));
-    optional(out, "no_proxy", no_proxy.as_deref().map(Expr::string));
+    proxy_settings(
+        out,
+        proxy_url.as_deref(),
+        no_proxy.as_deref(),
+        *proxy_from_environment,
+        proxy_connect_header,
+    );
+}
+
+/// The proxy attributes of a client, from a job's or a client's own fields.
+pub fn proxy_settings(
+    out: &mut Body,
+    proxy_url: Option<&str>,
+    no_proxy: Option<&str>,
+    proxy_from_environment: Option<bool>,
+    proxy_connect_header: &BTreeMap<String, Vec<String>>,
+) {
+    optional(out, "proxy_url", proxy_url.map(Expr::string));
+    optional(out, "no_proxy", no_proxy.map(Expr::string));
     optional(
         out,
         "proxy_from_environment",
@@ -121,7 +138,7 @@ pub fn proxy(out: &mut Body, p: &ProxyOut) {
             .iter()
             .map(|(k, values)| (k.clone(), Expr::strings(values)))
             .collect();
-        out.attribute(name("proxy_connect_header"), Expr::Object(headers));
+        out.attribute(known("proxy_connect_header"), Expr::Object(headers));
     }
 }
 

@@ -28,7 +28,9 @@ use crate::expansion::{ConfigString, SHARD_VARIABLES};
 use crate::rejection::Rejection;
 use crate::render_cache::{BATCH_MONITORS, Monitor, PARALLEL_THRESHOLD, monitors_by_instance};
 
-use super::http::{authorization, basic_auth, bearer, oauth2, string_map, tls_config};
+use super::http::{
+    authorization, basic_auth, bearer, oauth2, proxy_settings, string_map, tls_config,
+};
 use super::{
     NativeError, block, component, config_string, duration, known, label, milliseconds, optional,
     reference,
@@ -340,20 +342,13 @@ fn scrape_job(
             .as_ref()
             .map(|f| Expr::Float(f.0)),
     );
-    optional(body, "proxy_url", proxy_url.as_deref().map(Expr::string));
-    optional(body, "no_proxy", no_proxy.as_deref().map(Expr::string));
-    optional(
+    proxy_settings(
         body,
-        "proxy_from_environment",
-        proxy_from_environment.map(Expr::Bool),
+        proxy_url.as_deref(),
+        no_proxy.as_deref(),
+        *proxy_from_environment,
+        proxy_connect_header,
     );
-    if !proxy_connect_header.is_empty() {
-        let headers = proxy_connect_header
-            .iter()
-            .map(|(k, values)| (k.clone(), Expr::strings(values)))
-            .collect();
-        body.attribute(known("proxy_connect_header"), Expr::Object(headers));
-    }
     optional(body, "follow_redirects", follow_redirects.map(Expr::Bool));
     optional(body, "enable_http2", enable_http2.map(Expr::Bool));
     if let Some(b) = basic {

@@ -76,6 +76,56 @@ pub fn options(dir: &Path) -> PlanOptions {
     opts
 }
 
+/// One input the Alloy proofs render for runtime alloy: a golden case (its `input.yaml`, named
+/// by its path under `testdata/`) or all the bundled examples together (`examples`).
+pub struct AlloyInput {
+    pub name: String,
+    /// `(source, text)` of each file.
+    pub texts: Vec<(String, String)>,
+    pub opts: PlanOptions,
+}
+
+/// Every golden case and the bundled examples, each with runtime alloy.
+pub fn alloy_inputs() -> Vec<AlloyInput> {
+    let mut out = Vec::new();
+    for dir in configs::all_cases() {
+        let name = dir
+            .strip_prefix(repo_root().join("testdata"))
+            .unwrap_or(&dir)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(dir.join("input.yaml")).expect("input");
+        let mut opts = options(&dir);
+        opts.runtime = api::Runtime::Alloy;
+        out.push(AlloyInput {
+            name,
+            texts: vec![("input.yaml".into(), text)],
+            opts,
+        });
+    }
+    let mut examples = Vec::new();
+    for entry in std::fs::read_dir(repo_root().join("examples"))
+        .expect("examples")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).expect("example");
+            examples.push((path.display().to_string(), text));
+        }
+    }
+    examples.sort();
+    out.push(AlloyInput {
+        name: "examples".into(),
+        texts: examples,
+        opts: PlanOptions {
+            runtime: api::Runtime::Alloy,
+            ..Default::default()
+        },
+    });
+    out
+}
+
 /// Renders the case in `dir` without comparing anything.
 pub fn render_case(dir: &Path) -> CaseOutput {
     render_case_as(dir, None)
