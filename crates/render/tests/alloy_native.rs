@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use api::{GrafanaAgent, Runtime};
 use render::PlanOptions;
+use render::alloy_native::logs::logging;
 use render::alloy_native::{NativeError, metrics};
 use render::alloy_syntax::{Body, write_file_keeping};
 use render::desired::Subsystem;
@@ -52,7 +53,7 @@ const DELIBERATE: [(&str, &str, &str); 3] = [
 
 /// Alloy's defaults, by block: an attribute set to its default says nothing more than one
 /// left out (the converter leaves them out; the native config writes what the objects say).
-const DEFAULTS: [(&str, &str, &str); 40] = [
+const DEFAULTS: [(&str, &str, &str); 42] = [
     ("rule", "separator", "\";\""),
     ("rule", "replacement", "\"$1\""),
     ("rule", "action", "\"replace\""),
@@ -78,6 +79,8 @@ const DEFAULTS: [(&str, &str, &str); 40] = [
     ("queue_config", "batch_send_deadline", "5000"),
     ("queue_config", "min_backoff", "30"),
     ("queue_config", "max_backoff", "5000"),
+    ("logging", "level", "\"info\""),
+    ("logging", "format", "\"logfmt\""),
     ("discovery.consul", "server", "\"localhost:8500\""),
     ("discovery.consul", "tag_separator", "\",\""),
     ("discovery.consul", "scheme", "\"http\""),
@@ -142,9 +145,10 @@ fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<C
                 .unwrap_or_else(|e| panic!("{case}: {}: {e}", config.secret_name))
         };
         let (h, _) = render::alloy::without_label_collisions(&discovery.hierarchy);
-        let section = render::config::metrics::render(&h)
-            .and_then(|r| r.config.metrics)
-            .expect("a metrics config was planned");
+        let config_of_h = render::config::metrics::render(&h)
+            .expect("a metrics config was planned")
+            .config;
+        let section = config_of_h.metrics.expect("a metrics section");
         // The text as a plan writes it; the document too, to run it in Alloy.
         let native = render::alloy_native::metrics_text(&h).map(|rendered| {
             let rendered = rendered.expect("a metrics config was planned");
@@ -153,7 +157,10 @@ fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<C
         out.push(Case {
             name: format!("{case}: {}", config.secret_name),
             native,
-            body: metrics(&section).ok(),
+            body: metrics(&section).ok().map(|mut body| {
+                logging(&mut body, &config_of_h.server);
+                body
+            }),
             static_text: expand(config.text.as_str()),
             env,
         });
@@ -176,9 +183,6 @@ fn differences(
 ) -> Vec<String> {
     let mut out = Vec::new();
     for (component, their_body) in theirs {
-        if component == "logging" {
-            continue;
-        }
         let Some(our_body) = ours.get(component) else {
             out.push(format!("{component}: missing"));
             continue;
@@ -214,7 +218,11 @@ fn differences(
         // does not write, a config Alloy refuses.
         let unsent = component.starts_with("prometheus.remote_write ")
             && ours[component].get("endpoint").is_none();
-        if !theirs.contains_key(component) && !unsent {
+        // A top-level block without a label (`logging`) that says only Alloy's defaults is
+        // one the converter leaves out.
+        let only_defaults = !component.contains(' ')
+            && normalized(component, &ours[component], &DEFAULTS) == Value::Object(Map::new());
+        if !theirs.contains_key(component) && !unsent && !only_defaults {
             out.push(format!("{component}: not in the converted config"));
         }
     }

@@ -17,11 +17,11 @@ pub mod scrape_config;
 
 use thiserror::Error;
 
-use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError};
+use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, append_top_block};
 use crate::config;
 use crate::config::metrics::{ScrapeContext, SectionOptions};
 use crate::discover::Hierarchy;
-use crate::expansion::ConfigString;
+use crate::expansion::{ConfigString, SHARD_VARIABLES};
 use crate::render_cache::RenderedText;
 
 pub use metrics::metrics;
@@ -56,7 +56,13 @@ pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> 
     let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
     // `$(SHARD)` and `$(SHARDS)` in any string stay the loader's, as in the static-mode
     // metrics config (upstream documents them for users' own hashmod rules).
-    let text = metrics::metrics_by_monitor(h, &section, &ctx, &mut rejections)?;
+    let mut text = metrics::metrics_by_monitor(h, &section, &ctx, &mut rejections)?;
+    // The agent's log level and format, as the logs and integrations configs carry them.
+    let mut server = Body::default();
+    logs::logging(&mut server, &config::ServerConfig::of(&h.agent));
+    for block in &server.blocks {
+        append_top_block(&mut text, block, &SHARD_VARIABLES);
+    }
     Ok(Some(RenderedText {
         text: text.into(),
         rejections,
