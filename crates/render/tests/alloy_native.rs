@@ -10,17 +10,12 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::sync::Arc;
 
-use api::{GrafanaAgent, Runtime};
-use render::PlanOptions;
 use render::alloy_native::logs::logging;
 use render::alloy_native::{NativeError, metrics};
 use render::alloy_syntax::{Body, write_file_keeping};
 use render::desired::Subsystem;
-use render::discover::discover;
 use render::expansion::SHARD_VARIABLES;
-use render::manifest::Loader;
 use serde_json::{Map, Value};
 use support::alloy_parse::components;
 use support::alloy_run::{
@@ -113,25 +108,15 @@ struct Case {
     static_text: String,
 }
 
-fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<Case> {
-    let mut loader = Loader::new();
-    for (source, text) in texts {
-        loader.add_source(source, text);
-    }
-    let store = loader.finish().store;
+fn cases_of(input: &support::AlloyInput) -> Vec<Case> {
+    let case = &input.name;
     let mut out = Vec::new();
-    for agent in store.agents() {
-        if agent.spec.runtime.is_some_and(|r| r != Runtime::Alloy) {
-            continue;
-        }
-        let mut alloy_agent: GrafanaAgent = agent.as_ref().clone();
-        alloy_agent.spec.runtime = Some(Runtime::Alloy);
-        // The static config beside the native one: what the pods ran before, or run with
-        // `configFormat: static`.
-        alloy_agent.spec.alloy = None;
-        let alloy_agent = Arc::new(alloy_agent);
-        let discovery = discover(&alloy_agent, &store);
-        let plan = render::plan::plan(&discovery, opts);
+    for support::StaticAlloyAgent {
+        agent: alloy_agent,
+        discovery,
+        plan,
+    } in input.static_alloy_agents()
+    {
         let Some(config) = plan
             .configs
             .iter()
@@ -169,10 +154,7 @@ fn cases_of(case: &str, texts: &[(String, String)], opts: &PlanOptions) -> Vec<C
 }
 
 fn every_case() -> Vec<Case> {
-    support::alloy_inputs()
-        .iter()
-        .flat_map(|input| cases_of(&input.name, &input.texts, &input.opts))
-        .collect()
+    support::alloy_inputs().iter().flat_map(cases_of).collect()
 }
 
 /// `ours` against `theirs`, component by component: every difference but the deliberate ones.

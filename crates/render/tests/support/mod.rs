@@ -85,6 +85,43 @@ pub struct AlloyInput {
     pub opts: PlanOptions,
 }
 
+/// One GrafanaAgent of an [`AlloyInput`] as runtime alloy in the static format (what the pods
+/// ran before `configFormat: native`, or run with `static`), discovered and planned: the side
+/// the native configs are compared with.
+pub struct StaticAlloyAgent {
+    pub agent: std::sync::Arc<api::GrafanaAgent>,
+    pub discovery: render::discover::Discovery,
+    pub plan: Plan,
+}
+
+impl AlloyInput {
+    /// Its GrafanaAgents that run on Alloy or may (an explicit `runtime: agent` is left out).
+    pub fn static_alloy_agents(&self) -> Vec<StaticAlloyAgent> {
+        let mut loader = Loader::new();
+        for (source, text) in &self.texts {
+            loader.add_source(source, text);
+        }
+        let store = loader.finish().store;
+        store
+            .agents()
+            .filter(|agent| !agent.spec.runtime.is_some_and(|r| r != api::Runtime::Alloy))
+            .map(|agent| {
+                let mut alloy_agent: api::GrafanaAgent = agent.as_ref().clone();
+                alloy_agent.spec.runtime = Some(api::Runtime::Alloy);
+                alloy_agent.spec.alloy = None;
+                let agent = std::sync::Arc::new(alloy_agent);
+                let discovery = render::discover::discover(&agent, &store);
+                let plan = render::plan::plan(&discovery, &self.opts);
+                StaticAlloyAgent {
+                    agent,
+                    discovery,
+                    plan,
+                }
+            })
+            .collect()
+    }
+}
+
 /// Every golden case and the bundled examples, each with runtime alloy.
 pub fn alloy_inputs() -> Vec<AlloyInput> {
     let mut out = Vec::new();
