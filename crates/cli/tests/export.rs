@@ -130,6 +130,8 @@ stringData:
   jobs.yaml: |
     - job_name: raw
       static_configs: [{targets: ["localhost:9090"]}]
+    - job_name: containers
+      docker_sd_configs: [{host: "unix:///var/run/docker.sock"}]
 "#;
 
 fn agent_operator(args: &[&str], dir: &Path) -> Output {
@@ -416,7 +418,8 @@ fn sharded_agents_export_and_inexpressible_ones_fail_alone() {
     assert!(
         stderr.contains("GrafanaAgent team-b/legacy: not exported")
             && stderr.contains("MetricsInstance team-b/raw")
-            && stderr.contains("spec.additionalScrapeConfigs"),
+            && stderr.contains("spec.additionalScrapeConfigs")
+            && stderr.contains("item [1]: docker_sd_configs is not translated"),
         "{stderr}"
     );
     assert!(!dir.join("exported/team-b/legacy").exists());

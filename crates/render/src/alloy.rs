@@ -46,9 +46,9 @@ pub fn runtime(h: &Hierarchy) -> Runtime {
 
 /// Whether `h`'s metrics StatefulSets run a config in Alloy's own syntax
 /// ([`crate::alloy_native`]): runtime `alloy` with `spec.alloy.configFormat: native`, and no
-/// selected MetricsInstance with `additionalScrapeConfigs` (raw Prometheus jobs, which have no
-/// native translation yet: such an agent's metrics stay static, [`warnings`] says so). The
-/// config and the pods' arguments both follow this one answer.
+/// selected MetricsInstance whose `additionalScrapeConfigs` (raw Prometheus jobs) hold what
+/// the native writer does not translate (such an agent's metrics stay static, [`warnings`]
+/// says so). The config and the pods' arguments both follow this one answer.
 pub fn native_metrics(h: &Hierarchy) -> bool {
     native_requested(h) && not_native(h).next().is_none()
 }
@@ -63,12 +63,14 @@ pub fn native_requested(h: &Hierarchy) -> bool {
 }
 
 /// What keeps an agent's metrics static under `configFormat: native`: each selected
-/// MetricsInstance's `additionalScrapeConfigs` (raw Prometheus jobs), with the field to name.
-fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str)> + '_ {
-    h.metrics
-        .iter()
-        .filter(|node| node.instance.spec.additional_scrape_configs.is_some())
-        .map(|node| (node.instance_ref(), "spec.additionalScrapeConfigs"))
+/// MetricsInstance whose `additionalScrapeConfigs` (raw Prometheus jobs) hold a field the
+/// native writer does not translate, with why (`crate::alloy_native::additional`).
+fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str, String)> + '_ {
+    const FIELD: &str = "spec.additionalScrapeConfigs";
+    h.metrics.iter().filter_map(|node| {
+        let why = crate::alloy_native::additional::why_static(&h.assets, node, FIELD)?;
+        Some((node.instance_ref(), FIELD, why))
+    })
 }
 
 /// Whether `h`'s metrics pods form one Alloy cluster that shares the targets
@@ -755,12 +757,12 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                 why,
             ));
         }
-        for (object, field) in not_native(h) {
+        for (object, field, why) in not_native(h) {
             out.push(Rejection::new(
                 object,
                 Reason::AlloyDifference,
                 field.to_owned(),
-                "has no native Alloy translation yet: the GrafanaAgent's metrics config stays in static format (converted by Alloy) while it is selected",
+                why,
             ));
         }
     }

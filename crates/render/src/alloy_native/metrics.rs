@@ -44,22 +44,32 @@ const DEFAULT_SCRAPE_TIMEOUT: &str = "10s";
 /// jobs' components in the order they feed each other (discovery, relabel, scrape, sample
 /// relabel), job after job.
 pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
+    metrics_of(section, false)
+}
+
+/// [`metrics`], for pods of an Alloy cluster when `clustered`
+/// ([`crate::alloy::clustering`]); the instances' `additionalScrapeConfigs` items are
+/// written as their other jobs ([`super::additional`]).
+pub fn metrics_of(section: &MetricsSection, clustered: bool) -> Result<Body, NativeError> {
     let mut body = Body::default();
     for instance in &section.configs {
         let prefix = label(format!("metrics_{}", identifier(&instance.name)))?;
         let receiver = reference("prometheus.remote_write", &prefix, "receiver");
-        body.block(remote_write(section, instance, &prefix, false));
+        body.block(remote_write(section, instance, &prefix, clustered));
+        let global = &section.global;
+        let write = |job: &ScrapeConfig| {
+            Ok(job_components(job, global, &prefix, &receiver, clustered)?.collect())
+        };
+        let mut items = 0..;
         for entry in &instance.scrape_configs {
-            let job = match entry {
-                ScrapeConfigEntry::Generated(job) => job,
-                ScrapeConfigEntry::Verbatim(_) => {
-                    return Err(NativeError::Verbatim {
-                        instance: instance.name.clone(),
-                        job: entry.job_name().to_owned(),
-                    });
+            let blocks = match entry {
+                ScrapeConfigEntry::Generated(job) => write(job)?,
+                ScrapeConfigEntry::Verbatim(item) => {
+                    let index = items.next().unwrap_or_default();
+                    super::additional::components(item, &instance.name, index, write)?
                 }
             };
-            for block in job_components(job, &section.global, &prefix, &receiver, false)? {
+            for block in blocks {
                 body.block(block);
             }
         }
@@ -83,10 +93,12 @@ pub fn metrics_by_monitor(
     let clustered = crate::alloy::clustering(h);
     let instances = monitors_by_instance(h, &section.configs, ctx);
     for (instance, (ctx, monitors)) in section.configs.iter().zip(&instances) {
+        // The section holds no monitor's job; an additional one is checked against the
+        // monitors' names only in a whole section, which `metrics_of` writes.
         if let Some(entry) = instance.scrape_configs.first() {
-            return Err(NativeError::Verbatim {
-                instance: instance.name.clone(),
+            return Err(NativeError::Unsupported {
                 job: entry.job_name().to_owned(),
+                what: "a job of the instance itself written monitor by monitor".into(),
             });
         }
         let prefix = label(format!("metrics_{}", identifier(&instance.name)))?;

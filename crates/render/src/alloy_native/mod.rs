@@ -9,6 +9,7 @@
 //! (the client settings every component shares). Pure: functions of the typed config,
 //! written with [`crate::alloy_syntax`].
 
+pub mod additional;
 pub mod http;
 pub mod integrations;
 pub mod logs;
@@ -24,16 +25,18 @@ use crate::discover::Hierarchy;
 use crate::expansion::{ConfigString, SHARD_VARIABLES};
 use crate::render_cache::RenderedText;
 
-pub use metrics::metrics;
+pub use metrics::{metrics, metrics_of};
 
 /// What the native syntax cannot say (yet) of a rendered config, naming the instance and job.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 pub enum NativeError {
-    #[error(
-        "MetricsInstance {instance}: job {job:?} comes from additionalScrapeConfigs, which the \
-         native Alloy configuration does not translate"
-    )]
-    Verbatim { instance: String, job: String },
+    #[error("MetricsInstance {instance}: additionalScrapeConfigs item [{item}]: {field}: {why}")]
+    Verbatim {
+        instance: String,
+        item: usize,
+        field: String,
+        why: String,
+    },
     #[error("job {job:?}: {what} has no native Alloy translation")]
     Unsupported { job: String, what: String },
     #[error("component label: {0}")]
@@ -48,15 +51,23 @@ pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> 
         return Ok(None);
     }
     let mut rejections = Vec::new();
-    let options = SectionOptions {
-        include_monitors: false,
-        ..SectionOptions::METRICS
-    };
-    let section = config::metrics::section(h, options, &mut rejections);
-    let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
     // `$(SHARD)` and `$(SHARDS)` in any string stay the loader's, as in the static-mode
     // metrics config (upstream documents them for users' own hashmod rules).
-    let mut text = metrics::metrics_by_monitor(h, &section, &ctx, &mut rejections)?;
+    let mut text = if uses_additional_scrape_configs(h) {
+        // Additional jobs are checked against the monitors' job names: the whole section is
+        // rendered, as the static config is for such an agent.
+        let section = config::metrics::section(h, SectionOptions::METRICS, &mut rejections);
+        let body = metrics::metrics_of(&section, crate::alloy::clustering(h))?;
+        crate::alloy_syntax::write_file_keeping(&body, &SHARD_VARIABLES)
+    } else {
+        let options = SectionOptions {
+            include_monitors: false,
+            ..SectionOptions::METRICS
+        };
+        let section = config::metrics::section(h, options, &mut rejections);
+        let ctx = ScrapeContext::new(&h.agent, &h.assets, &mut rejections);
+        metrics::metrics_by_monitor(h, &section, &ctx, &mut rejections)?
+    };
     // The agent's log level and format, as the logs and integrations configs carry them.
     let mut server = Body::default();
     logs::logging(&mut server, &config::ServerConfig::of(&h.agent));
@@ -68,6 +79,13 @@ pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> 
         rejections,
         largest: Vec::new(),
     }))
+}
+
+/// Whether an instance of `h` has `additionalScrapeConfigs`.
+fn uses_additional_scrape_configs(h: &Hierarchy) -> bool {
+    h.metrics
+        .iter()
+        .any(|node| node.instance.spec.additional_scrape_configs.is_some())
 }
 
 /// A component label made of sanitised names.
@@ -165,9 +183,14 @@ fn go_duration(text: &str) -> Option<String> {
 /// A string of the typed config: the operator's pod variables stay references for the config
 /// loader; everything else is a literal.
 fn config_string(text: &ConfigString) -> Expr {
+    config_string_into(text.clone())
+}
+
+/// [`config_string`], its text moved into the value.
+fn config_string_into(text: ConfigString) -> Expr {
     match text {
-        ConfigString::Literal(s) => Expr::string(s),
-        ConfigString::PodVariable(s) => Expr::PodVariable(s.clone()),
+        ConfigString::Literal(s) => Expr::String(s),
+        ConfigString::PodVariable(s) => Expr::PodVariable(s),
     }
 }
 

@@ -151,6 +151,12 @@ pub fn normalized(block: &str, value: &Value, defaults: Defaults<'_>) -> Value {
             Value::String(text) if SIZES.contains(&name.as_str()) => {
                 bytes(text).map_or(item.clone(), |b| b.into())
             }
+            // A user's `modulus: $(SHARDS)` (additionalScrapeConfigs) is written natively as
+            // the string the loader fills in, which Alloy reads as the number the converter
+            // writes (docs/alloy.md).
+            Value::String(text) if name == "modulus" => {
+                text.parse::<u64>().map_or(item.clone(), Value::from)
+            }
             Value::String(text) => milliseconds(text).map_or(item.clone(), |ms| ms.into()),
             other => other.clone(),
         };
