@@ -29,8 +29,8 @@
 //! but `alloy fmt` (v1.19.2) escapes such a key's text a second time, changing the key. Label
 //! names and the other keys the operator writes need no escapes.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -45,24 +45,51 @@ pub enum SyntaxError {
 
 /// A name Alloy accepts bare: an attribute, a block name part, a component label, an
 /// object key written without quotes.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Identifier(Cow<'static, str>);
+#[derive(Clone)]
+pub struct Identifier(IdentifierText);
+
+#[derive(Clone)]
+enum IdentifierText {
+    /// A name written in the code (an attribute or block name): a config of 10k jobs names
+    /// hundreds of thousands of attributes, none of them copied.
+    Static(&'static str),
+    /// A short name made at run time (a part of a component's kind), held without a heap
+    /// allocation: each job names its components' kinds again.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_IDENTIFIER],
+    },
+    /// A longer name made at run time (a component label): every reference to the component
+    /// and its block share one copy.
+    Shared(Arc<str>),
+}
+
+/// The longest [`IdentifierText::Inline`] name: as large as the enum is anyway (an
+/// `Arc<str>` and the tag).
+const INLINE_IDENTIFIER: usize = 22;
 
 impl Identifier {
-    pub fn new(text: impl Into<String>) -> Result<Self, SyntaxError> {
-        let text = text.into();
-        if is_identifier(&text) {
-            Ok(Identifier(Cow::Owned(text)))
-        } else {
-            Err(SyntaxError::InvalidIdentifier { text })
+    /// A name made at run time; a short one (`relabel`) is copied without a heap allocation.
+    pub fn new(text: impl AsRef<str> + Into<String>) -> Result<Self, SyntaxError> {
+        let checked = text.as_ref();
+        if !is_identifier(checked) {
+            return Err(SyntaxError::InvalidIdentifier { text: text.into() });
         }
+        let mut bytes = [0; INLINE_IDENTIFIER];
+        let text = match (bytes.get_mut(..checked.len()), u8::try_from(checked.len())) {
+            (Some(inline), Ok(len)) => {
+                inline.copy_from_slice(checked.as_bytes());
+                IdentifierText::Inline { len, bytes }
+            }
+            _ => IdentifierText::Shared(text.into().into()),
+        };
+        Ok(Identifier(text))
     }
 
-    /// [`Identifier::new`] for a name written in the code (an attribute or block name), kept
-    /// without a copy: a config of 10k jobs names hundreds of thousands of attributes.
+    /// [`Identifier::new`] for a name written in the code, kept without a copy.
     pub fn of_static(text: &'static str) -> Result<Self, SyntaxError> {
         if is_identifier(text) {
-            Ok(Identifier(Cow::Borrowed(text)))
+            Ok(Identifier(IdentifierText::Static(text)))
         } else {
             Err(SyntaxError::InvalidIdentifier {
                 text: text.to_owned(),
@@ -71,17 +98,59 @@ impl Identifier {
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            IdentifierText::Static(text) => text,
+            // Checked ASCII when made: always one whole string.
+            IdentifierText::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            IdentifierText::Shared(text) => text,
+        }
     }
 }
 
+impl PartialEq for Identifier {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Identifier {}
+
+impl PartialOrd for Identifier {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Identifier {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Identifier {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl std::fmt::Debug for Identifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Identifier").field(&self.as_str()).finish()
+    }
+}
+
+/// ASCII only, so bytes are characters.
 fn is_identifier(text: &str) -> bool {
-    let mut chars = text.chars();
-    let starts_well = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let bytes = text.as_bytes();
+    let starts_well = bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
     starts_well
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && bytes[1..]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
         && !matches!(text, "true" | "false" | "null")
 }
 
@@ -204,8 +273,7 @@ pub fn append_top_block(out: &mut String, block: &Block, kept: &[&str]) {
 }
 
 fn write_body(out: &mut String, kept: &[&str], body: &Body, depth: usize) {
-    let lines = body.attributes.iter().map(|a| (a.name.as_str(), &a.value));
-    write_aligned(out, kept, lines, depth, "");
+    write_aligned(out, kept, &body.attributes, attribute_line, depth, "");
     for (i, block) in body.blocks.iter().enumerate() {
         if i > 0 || !body.attributes.is_empty() {
             out.push('\n');
@@ -236,48 +304,84 @@ fn write_block(out: &mut String, kept: &[&str], block: &Block, depth: usize) {
     out.push_str("}\n");
 }
 
-/// `name = value` lines (with `terminator` after each value: `,` inside objects), names
-/// padded over each run of lines that Alloy's printer aligns.
-fn write_aligned<'a>(
+/// One `key = value` line of [`write_aligned`]; `bare`: the key is an identifier, written
+/// without quotes.
+struct AlignedLine<'a> {
+    key: &'a str,
+    bare: bool,
+    value: &'a Expr,
+}
+
+fn attribute_line(attribute: &Attribute) -> AlignedLine<'_> {
+    AlignedLine {
+        key: attribute.name.as_str(),
+        bare: true,
+        value: &attribute.value,
+    }
+}
+
+/// `key = value` lines, one per item of `items` (with `terminator` after each value: `,`
+/// inside objects), keys padded over each run of lines that Alloy's printer aligns.
+fn write_aligned<T>(
     out: &mut String,
     kept: &[&str],
-    lines: impl Iterator<Item = (&'a str, &'a Expr)>,
+    items: &[T],
+    line: fn(&T) -> AlignedLine<'_>,
     depth: usize,
     terminator: &str,
 ) {
-    let lines: Vec<(&str, &Expr)> = lines.collect();
     let mut run_start = 0;
-    while run_start < lines.len() {
-        let run_end = lines[run_start..]
+    while run_start < items.len() {
+        let run_end = items[run_start..]
             .iter()
-            .position(|(_, value)| value.spans_lines())
-            .map_or(lines.len(), |i| run_start + i + 1);
-        let run = &lines[run_start..run_end];
-        // Each key written once; its width is Alloy's aligner's, in characters.
-        let keys: Vec<(Cow<'_, str>, usize)> = run
+            .position(|item| line(item).value.spans_lines())
+            .map_or(items.len(), |i| run_start + i + 1);
+        let run = &items[run_start..run_end];
+        let width = run
             .iter()
-            .map(|(key, _)| {
-                if is_identifier(key) {
-                    // ASCII: as many characters as bytes.
-                    return (Cow::Borrowed(*key), key.len());
-                }
-                let mut text = String::new();
-                write_string(&mut text, key, Some(kept));
-                let width = text.chars().count();
-                (Cow::Owned(text), width)
-            })
-            .collect();
-        let width = keys.iter().map(|(_, w)| *w).max().unwrap_or(0);
-        for ((key, key_width), (_, value)) in keys.iter().zip(run) {
+            .map(|item| key_width(out, kept, &line(item)))
+            .max()
+            .unwrap_or(0);
+        for item in run {
+            let AlignedLine { key, bare, value } = line(item);
             indent(out, depth);
-            out.push_str(key);
-            out.extend(std::iter::repeat_n(' ', width - key_width));
+            let key_start = out.len();
+            if bare {
+                out.push_str(key);
+            } else {
+                write_string(out, key, Some(kept));
+            }
+            let written = width_of(&out[key_start..], bare);
+            out.extend(std::iter::repeat_n(' ', width - written));
             out.push_str(" = ");
             write_expr(out, kept, value, depth);
             out.push_str(terminator);
             out.push('\n');
         }
         run_start = run_end;
+    }
+}
+
+/// The width of `line`'s key as Alloy's aligner counts it, in characters. A quoted key is
+/// measured by writing its literal at the end of `out`, then taken back: keys that need
+/// quotes are few, and this needs no buffer of its own.
+fn key_width(out: &mut String, kept: &[&str], line: &AlignedLine<'_>) -> usize {
+    if line.bare {
+        return line.key.len();
+    }
+    let start = out.len();
+    write_string(out, line.key, Some(kept));
+    let width = width_of(&out[start..], false);
+    out.truncate(start);
+    width
+}
+
+/// A written key's width: a bare key is ASCII, as many characters as bytes.
+fn width_of(written: &str, bare: bool) -> usize {
+    if bare {
+        written.len()
+    } else {
+        written.chars().count()
     }
 }
 
@@ -347,8 +451,15 @@ fn write_path(out: &mut String, path: &[Identifier]) {
 }
 
 fn write_object_entries(out: &mut String, kept: &[&str], entries: &[(String, Expr)], depth: usize) {
-    let lines = entries.iter().map(|(key, value)| (key.as_str(), value));
-    write_aligned(out, kept, lines, depth, ",");
+    write_aligned(out, kept, entries, entry_line, depth, ",");
+}
+
+fn entry_line((key, value): &(String, Expr)) -> AlignedLine<'_> {
+    AlignedLine {
+        key,
+        bare: is_identifier(key),
+        value,
+    }
 }
 
 /// An array with an element on several lines: objects chained as `[{ ... }, { ... }]`,
@@ -388,11 +499,8 @@ fn indent(out: &mut String, depth: usize) {
 /// Unicode text, is written as it is. `kept: None` writes every `$(` as it is.
 fn write_string(out: &mut String, text: &str, kept: Option<&[&str]>) {
     out.push('"');
-    // Most strings (label names, regexes, addresses) need no escape: copied whole.
-    if text
-        .bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'$'))
-    {
+    // Most strings (label names, regexes, addresses, `$1`) need no escape: copied whole.
+    if !needs_escape(text) {
         out.push_str(text);
         out.push('"');
         return;
@@ -435,6 +543,17 @@ fn write_string(out: &mut String, text: &str, kept: Option<&[&str]>) {
         }
     }
     out.push('"');
+}
+
+/// Whether [`write_string`] writes `text` other than as it is: a byte outside printable ASCII
+/// (a control or non-ASCII character, looked at one by one), a quote, a backslash, or a `$(`.
+fn needs_escape(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        !(0x20..0x7f).contains(&b)
+            || matches!(b, b'"' | b'\\')
+            || (b == b'$' && bytes.get(at + 1) == Some(&b'('))
+    })
 }
 
 /// U+2028 and U+2029 end lines for some readers; escaped so that a literal is one line to all.

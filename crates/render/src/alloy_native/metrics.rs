@@ -32,8 +32,8 @@ use super::http::{
     authorization, basic_auth, bearer, oauth2, proxy_settings, string_map, tls_config,
 };
 use super::{
-    NativeError, block, component, config_string, duration, known, label, milliseconds, optional,
-    reference,
+    NativeError, block, component, config_string, config_string_into, duration, known, label,
+    milliseconds, optional, reference,
 };
 
 /// Prometheus' (and Alloy's) defaults for a job that sets neither, nor the GrafanaAgent.
@@ -108,23 +108,32 @@ pub fn metrics_by_monitor(
             &remote_write(section, instance, &prefix, clustered),
             &SHARD_VARIABLES,
         );
+        let writer = MonitorWriter {
+            ctx,
+            global: &section.global,
+            prefix: &prefix,
+            receiver: &receiver,
+            clustered,
+        };
         for batch in monitors.chunks(BATCH_MONITORS) {
-            let parts: Vec<_> = batch
+            // One text per rayon task, grown by the monitors it takes in turn: a copy into
+            // the text per task, not per monitor.
+            let runs: Vec<MonitorsText> = batch
                 .par_iter()
                 .with_min_len(PARALLEL_THRESHOLD)
-                .map(|monitor| {
-                    monitor_text(monitor, ctx, &section.global, &prefix, &receiver, clustered)
+                .fold(MonitorsText::default, |run, monitor| {
+                    writer.add(run, monitor)
                 })
                 .collect();
-            for part in parts {
-                match part? {
-                    Ok(part) if part.is_empty() => {}
-                    Ok(part) => {
-                        // Each part is top-level blocks: a blank line apart from the text's.
-                        text.push('\n');
-                        text.push_str(&part);
-                    }
-                    Err(rejection) => rejections.push(rejection),
+            for run in runs {
+                if let Some(error) = run.error {
+                    return Err(error);
+                }
+                rejections.extend(run.rejections);
+                if !run.text.is_empty() {
+                    // Each run is top-level blocks: a blank line apart from the text's.
+                    text.push('\n');
+                    text.push_str(&run.text);
                 }
             }
         }
@@ -132,32 +141,72 @@ pub fn metrics_by_monitor(
     Ok(text)
 }
 
-/// The text of a monitor's components, or why the monitor is left out.
-fn monitor_text(
-    monitor: &Monitor<'_>,
-    ctx: &ScrapeContext<'_>,
-    global: &GlobalConfig,
-    prefix: &Identifier,
-    receiver: &Expr,
+/// What writes one instance's monitors: its context and the labels of its components.
+struct MonitorWriter<'w> {
+    ctx: &'w ScrapeContext<'w>,
+    global: &'w GlobalConfig,
+    prefix: &'w Identifier,
+    receiver: &'w Expr,
     clustered: bool,
-) -> Result<Result<String, Rejection>, NativeError> {
-    let jobs = match monitor.jobs(ctx) {
-        Ok(jobs) => jobs,
-        Err(rejection) => return Ok(Err(rejection)),
-    };
-    let mut text = String::new();
-    for job in &jobs {
-        for block in job_components(job, global, prefix, receiver, clustered)? {
-            append_top_block(&mut text, &block, &SHARD_VARIABLES);
+}
+
+/// The components of consecutive monitors, their rejections, or the error that stopped
+/// them (the monitors after it are not written).
+#[derive(Default)]
+struct MonitorsText {
+    text: String,
+    rejections: Vec<Rejection>,
+    error: Option<NativeError>,
+}
+
+impl MonitorWriter<'_> {
+    /// `run` with `monitor`'s components appended, or its rejection.
+    fn add(&self, mut run: MonitorsText, monitor: &Monitor<'_>) -> MonitorsText {
+        if run.error.is_some() {
+            return run;
         }
+        let jobs = match monitor.jobs(self.ctx) {
+            Ok(jobs) => jobs,
+            Err(rejection) => {
+                run.rejections.push(rejection);
+                return run;
+            }
+        };
+        for job in jobs {
+            let components =
+                job_into_components(job, self.global, self.prefix, self.receiver, self.clustered);
+            match components {
+                Ok(blocks) => {
+                    for block in blocks {
+                        append_top_block(&mut run.text, &block, &SHARD_VARIABLES);
+                    }
+                }
+                Err(error) => {
+                    run.error = Some(error);
+                    return run;
+                }
+            }
+        }
+        run
     }
-    Ok(Ok(text))
 }
 
 /// The components of `job` of the instance whose components are labelled `prefix`;
 /// `clustered`: for pods of an Alloy cluster ([`crate::alloy::clustering`]).
 fn job_components(
     job: &ScrapeConfig,
+    global: &GlobalConfig,
+    prefix: &Identifier,
+    receiver: &Expr,
+    clustered: bool,
+) -> Result<impl Iterator<Item = Block>, NativeError> {
+    job_into_components(job.clone(), global, prefix, receiver, clustered)
+}
+
+/// [`job_components`] of a job written once: its strings move into the components, not
+/// copied (a job at 10k ServiceMonitors holds about a hundred).
+fn job_into_components(
+    job: ScrapeConfig,
     global: &GlobalConfig,
     prefix: &Identifier,
     receiver: &Expr,
@@ -170,7 +219,7 @@ fn job_components(
 
 /// The components of one job, by kind: `[discoveries, relabel, scrape, sample relabel]`.
 fn scrape_job(
-    job: &ScrapeConfig,
+    job: ScrapeConfig,
     global: &GlobalConfig,
     label: &Identifier,
     receiver: Expr,
@@ -238,14 +287,15 @@ fn scrape_job(
         });
     }
 
-    let sds = (kubernetes_sd_configs.as_slice(), static_configs.as_slice());
-    let (discovery, targets) = match (sds, scrape_config) {
-        (([], statics), Some(extra)) => {
-            super::scrape_config::discoveries(job_name, extra, statics, label)?
+    let mut sds = kubernetes_sd_configs.into_iter();
+    let sds = (sds.next(), sds.next(), static_configs.as_slice());
+    let (discovery, targets) = match (sds, &scrape_config) {
+        ((None, _, statics), Some(extra)) => {
+            super::scrape_config::discoveries(&job_name, extra, statics, label)?
         }
-        (([], statics), None) => (Vec::new(), static_targets(statics)),
-        (([sd], []), None) => (
-            vec![kubernetes_discovery(sd, label)],
+        ((None, _, statics), None) => (Vec::new(), static_targets(statics)),
+        ((Some(sd), None, []), None) => (
+            vec![kubernetes_discovery_of(sd, label)],
             reference("discovery.kubernetes", label, "targets"),
         ),
         _ => {
@@ -257,17 +307,17 @@ fn scrape_job(
     };
     // A cluster shares the targets through its hash ring: the operator's hashmod rules would
     // make every pod (all of shard 0) keep only shard 0's share.
-    let relabel_configs = if clustered {
-        crate::sharding::without_sharding_rules(relabel_configs)
-    } else {
-        relabel_configs
-    };
+    let mut relabel_configs = relabel_configs;
+    if clustered {
+        let kept = crate::sharding::without_sharding_rules(&relabel_configs).len();
+        relabel_configs.truncate(kept);
+    }
     let (relabel, targets) = if relabel_configs.is_empty() {
         (None, targets)
     } else {
         let mut b = component("discovery.relabel", label);
         b.body.attribute(known("targets"), targets);
-        rules(&mut b.body, "rule", relabel_configs);
+        rules_into_blocks(&mut b.body, "rule", relabel_configs);
         (Some(b), reference("discovery.relabel", label, "output"))
     };
     let (sample_relabel, forward_to) = if metric_relabel_configs.is_empty() {
@@ -276,7 +326,7 @@ fn scrape_job(
         let mut b = component("prometheus.relabel", label);
         b.body
             .attribute(known("forward_to"), Expr::Array(vec![receiver]));
-        rules(&mut b.body, "rule", metric_relabel_configs);
+        rules_into_blocks(&mut b.body, "rule", metric_relabel_configs);
         (Some(b), reference("prometheus.relabel", label, "receiver"))
     };
 
@@ -284,11 +334,11 @@ fn scrape_job(
     let body = &mut scrape.body;
     body.attribute(known("targets"), targets)
         .attribute(known("forward_to"), Expr::Array(vec![forward_to]))
-        .attribute(known("job_name"), Expr::string(job_name));
+        .attribute(known("job_name"), Expr::string(&job_name));
     optional(body, "honor_labels", honor_labels.map(Expr::Bool));
     optional(body, "honor_timestamps", honor_timestamps.map(Expr::Bool));
     // Prometheus 3's name; the Prometheus 2 one is the agent's, for the same field.
-    let classic = always_scrape_classic_histograms.or(*scrape_classic_histograms);
+    let classic = always_scrape_classic_histograms.or(scrape_classic_histograms);
     optional(body, "scrape_classic_histograms", classic.map(Expr::Bool));
     optional(
         body,
@@ -301,12 +351,12 @@ fn scrape_job(
     optional(
         body,
         "scrape_fallback_protocol",
-        fallback_scrape_protocol.as_deref().map(Expr::string),
+        fallback_scrape_protocol.map(Expr::String),
     );
     if !params.is_empty() {
         let params = params
-            .iter()
-            .map(|(k, values)| (k.clone(), Expr::strings(values)))
+            .into_iter()
+            .map(|(k, values)| (k, Expr::strings(values)))
             .collect();
         body.attribute(known("params"), Expr::Object(params));
     }
@@ -323,19 +373,11 @@ fn scrape_job(
         if longer { Some(interval) } else { inherited }
     });
     optional(body, "scrape_timeout", timeout.map(duration));
-    optional(
-        body,
-        "metrics_path",
-        metrics_path.as_deref().map(Expr::string),
-    );
-    optional(body, "scheme", scheme.as_deref().map(Expr::string));
+    optional(body, "metrics_path", metrics_path.map(Expr::String));
+    optional(body, "scheme", scheme.map(Expr::String));
     optional(body, "sample_limit", sample_limit.map(int));
     optional(body, "target_limit", target_limit.map(int));
-    optional(
-        body,
-        "body_size_limit",
-        body_size_limit.as_deref().map(Expr::string),
-    );
+    optional(body, "body_size_limit", body_size_limit.map(Expr::String));
     optional(body, "label_limit", label_limit.map(int));
     optional(
         body,
@@ -358,26 +400,26 @@ fn scrape_job(
         body,
         proxy_url.as_deref(),
         no_proxy.as_deref(),
-        *proxy_from_environment,
-        proxy_connect_header,
+        proxy_from_environment,
+        &proxy_connect_header,
     );
     optional(body, "follow_redirects", follow_redirects.map(Expr::Bool));
     optional(body, "enable_http2", enable_http2.map(Expr::Bool));
-    if let Some(b) = basic {
+    if let Some(b) = &basic {
         basic_auth(body, b);
     }
-    if let Some(a) = auth {
+    if let Some(a) = &auth {
         authorization(body, a);
     }
     bearer(body, bearer_token.as_deref(), bearer_token_file.as_deref());
-    if let Some(o) = oauth {
+    if let Some(o) = &oauth {
         oauth2(body, o);
     }
-    if let Some(t) = tls {
+    if let Some(t) = &tls {
         tls_config(body, t);
     }
-    if let Some(extra) = scrape_config {
-        super::scrape_config::scrape_settings(body, job_name, extra)?;
+    if let Some(extra) = &scrape_config {
+        super::scrape_config::scrape_settings(body, &job_name, extra)?;
     }
     if clustered {
         let mut b = block("clustering");
@@ -393,6 +435,11 @@ fn scrape_job(
 }
 
 pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) -> Block {
+    kubernetes_discovery_of(sd.clone(), label)
+}
+
+/// [`kubernetes_discovery`], its strings moved into the component.
+fn kubernetes_discovery_of(sd: KubernetesSdConfig, label: &Identifier) -> Block {
     let KubernetesSdConfig {
         role,
         namespaces,
@@ -405,8 +452,8 @@ pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) 
     } = sd;
     let mut b = component("discovery.kubernetes", label);
     let body = &mut b.body;
-    body.attribute(known("role"), Expr::string(role));
-    optional(body, "api_server", api_server.as_deref().map(Expr::string));
+    body.attribute(known("role"), Expr::String(role));
+    optional(body, "api_server", api_server.map(Expr::String));
     if let Some(SdNamespaces { names }) = namespaces {
         let mut n = block("namespaces");
         n.body.attribute(known("names"), Expr::strings(names));
@@ -415,8 +462,8 @@ pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) 
     for selector in selectors {
         let mut b = block("selectors");
         b.body
-            .attribute(known("role"), Expr::string(&selector.role))
-            .attribute(known("label"), Expr::string(&selector.label));
+            .attribute(known("role"), Expr::String(selector.role))
+            .attribute(known("label"), Expr::String(selector.label));
         body.block(b);
     }
     if let Some(metadata) = attach_metadata {
@@ -424,13 +471,13 @@ pub(super) fn kubernetes_discovery(sd: &KubernetesSdConfig, label: &Identifier) 
         b.body.attribute(known("node"), Expr::Bool(metadata.node));
         body.block(b);
     }
-    if let Some(a) = basic {
+    if let Some(a) = &basic {
         basic_auth(body, a);
     }
-    if let Some(a) = auth {
+    if let Some(a) = &auth {
         authorization(body, a);
     }
-    if let Some(t) = tls {
+    if let Some(t) = &tls {
         tls_config(body, t);
     }
     b
@@ -460,6 +507,11 @@ pub(super) fn static_targets(groups: &[StaticConfig]) -> Expr {
 
 /// One `block_name` block per rule, its fields under Alloy's names.
 pub(super) fn rules(out: &mut Body, block_name: &'static str, rules: &[RelabelRule]) {
+    rules_into_blocks(out, block_name, rules.to_vec());
+}
+
+/// [`rules`], the rules' strings moved into the blocks.
+fn rules_into_blocks(out: &mut Body, block_name: &'static str, rules: Vec<RelabelRule>) {
     for rule in rules {
         let RelabelRule {
             source_labels,
@@ -471,42 +523,46 @@ pub(super) fn rules(out: &mut Body, block_name: &'static str, rules: &[RelabelRu
             action,
         } = rule;
         let mut b = Block::new(vec![known(block_name)], None);
+        let fields = [
+            !source_labels.is_empty(),
+            separator.is_some(),
+            regex.is_some(),
+            modulus.is_some(),
+            target_label.is_some(),
+            replacement.is_some(),
+            action.is_some(),
+        ];
+        b.body
+            .attributes
+            .reserve_exact(fields.iter().filter(|set| **set).count());
         if !source_labels.is_empty() {
             b.body
                 .attribute(known("source_labels"), Expr::strings(source_labels));
         }
-        optional(
-            &mut b.body,
-            "separator",
-            separator.as_deref().map(Expr::string),
-        );
-        optional(&mut b.body, "regex", regex.as_ref().map(config_string));
+        optional(&mut b.body, "separator", separator.map(Expr::String));
+        optional(&mut b.body, "regex", regex.map(config_string_into));
         optional(&mut b.body, "modulus", modulus.map(int));
-        optional(
-            &mut b.body,
-            "target_label",
-            target_label.as_deref().map(Expr::string),
-        );
-        optional(
-            &mut b.body,
-            "replacement",
-            replacement.as_deref().map(Expr::string),
-        );
+        optional(&mut b.body, "target_label", target_label.map(Expr::String));
+        optional(&mut b.body, "replacement", replacement.map(Expr::String));
         // Prometheus reads actions in any case; Alloy's names are lower case.
-        let action = action.as_deref().map(str::to_ascii_lowercase);
-        optional(&mut b.body, "action", action.map(Expr::String));
+        let action = action.map(|mut action| {
+            action.make_ascii_lowercase();
+            Expr::String(action)
+        });
+        optional(&mut b.body, "action", action);
         out.block(b);
     }
 }
 
+/// The replica label's value in an Alloy cluster: the pods of one cluster are one replica
+/// between them, so a target that moves to another pod keeps its series (by pod ordinal, a
+/// remote store deduplicating HA pairs would keep only one pod's samples), and each replica's
+/// cluster (`spec.metrics.replicas` of them, one StatefulSet each) sets its own number in
+/// [`CLUSTER_REPLICA`](crate::loader_variables::CLUSTER_REPLICA). One text for every pod.
+pub const CLUSTER_REPLICA_VALUE: &str = "replica-$(CLUSTER_REPLICA)";
+
 /// The instance's `prometheus.remote_write`: its own endpoints, else the GrafanaAgent's (as
 /// the agent falls back to `global.remote_write`), the external labels, and the WAL settings.
-/// The replica label's value in an Alloy cluster: its pods are one replica between them
-/// (`replicas` above 1 is refused with clustering), and a target that moves to another pod
-/// must keep its series (by pod ordinal, a remote store deduplicating HA pairs would keep
-/// only one pod's samples).
-const CLUSTER_REPLICA_VALUE: &str = "replica-0";
-
 fn remote_write(
     section: &MetricsSection,
     instance: &InstanceConfig,

@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::effective_replicas;
+use super::{effective_replicas, rollout};
 use super::labels::{self, Labels, OPERATED_AGENT_LABEL, SHARD_LABEL, TYPE_LABEL, rules};
 use super::pod_template::{
     self, AGENT_PORT, AgentContext, PodOptions, Source, Sourced, empty_dir_volume, mount, value_env,
@@ -333,6 +333,7 @@ pub fn objects(cx: &AgentContext<'_>) -> Result<(Service, Vec<StatefulSet>), Vec
             spec: Some(StatefulSetSpec {
                 service_name: Some(service_name(agent)),
                 replicas: Some(replicas),
+                min_ready_seconds: rollout::min_ready_seconds(h, replicas),
                 pod_management_policy: Some("Parallel".to_owned()),
                 update_strategy: Some(StatefulSetUpdateStrategy {
                     type_: Some("RollingUpdate".to_owned()),

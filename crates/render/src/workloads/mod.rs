@@ -7,6 +7,7 @@
 //! * [`logs`]: the logs DaemonSet (spec 3.7);
 //! * [`integrations`]: the integrations Deployment and DaemonSet (spec 3.8);
 //! * [`loader_rbac`]: the config loader's Role and RoleBinding (issue 35);
+//! * [`rollout`]: how fast the metrics StatefulSets may roll their pods (issue 35);
 //! * [`prune`]: which existing objects the controller deletes (spec 3.9, Q10 fixed).
 //!
 //! Bad input never yields an object the API server would refuse: the subsystem whose object
@@ -20,6 +21,7 @@ pub mod logs;
 pub mod metrics;
 pub mod pod_template;
 pub mod prune;
+pub mod rollout;
 pub mod strategic_merge;
 
 use api::grafana_agent::MetricsSubsystemSpec;
