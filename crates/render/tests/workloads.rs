@@ -1570,3 +1570,57 @@ fn the_config_reloader_image_fields_are_warned_about() {
         );
     }
 }
+
+/// `minReadySeconds` of each metrics StatefulSet of a two-shard agent with these lines under
+/// `spec.metrics`.
+fn metrics_min_ready_seconds(metrics: &str) -> Vec<Option<i32>> {
+    let yaml = AGENT.replace(
+        "    instanceSelector: {}\n  logs:",
+        &format!("    instanceSelector: {{}}\n    shards: 2\n{metrics}  logs:"),
+    ) + METRICS_INSTANCE;
+    plan(&yaml)
+        .objects
+        .iter()
+        .filter_map(|o| match &o.object {
+            DesiredObject::StatefulSet(s) => Some(s.spec.as_ref()?.min_ready_seconds),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 35: in a roll, a shard's next pod is replaced only once the new one has been Ready
+/// for a scrape interval and the time to discover its targets, so that it scraped them before
+/// its partner stops.
+#[test]
+fn pods_with_a_partner_are_replaced_only_after_a_scrape_interval_and_discovery() {
+    let allowance = workloads::rollout::FIRST_SCRAPE_ALLOWANCE_SECONDS;
+    assert_eq!(
+        metrics_min_ready_seconds("    replicas: 2\n    scrapeInterval: 5s\n"),
+        [Some(5 + allowance); 2]
+    );
+    // A part of a second counts as a whole one.
+    assert_eq!(
+        metrics_min_ready_seconds("    replicas: 3\n    scrapeInterval: 1m30s500ms\n"),
+        [Some(91 + allowance); 2]
+    );
+    // Unset, empty or refused: the agent's default interval, 1m.
+    for unset in [
+        "",
+        "    scrapeInterval: \"\"\n",
+        "    scrapeInterval: soon\n",
+    ] {
+        assert_eq!(
+            metrics_min_ready_seconds(&format!("    replicas: 2\n{unset}")),
+            [Some(60 + allowance); 2],
+            "{unset:?}"
+        );
+    }
+    // A lone pod has no partner to wait for: its roll is not slowed.
+    for lone in ["", "    replicas: 1\n", "    replicas: 0\n"] {
+        assert_eq!(
+            metrics_min_ready_seconds(&format!("{lone}    scrapeInterval: 5s\n")),
+            [None, None],
+            "{lone:?}"
+        );
+    }
+}
