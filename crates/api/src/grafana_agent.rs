@@ -105,10 +105,10 @@ pub struct GrafanaAgentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_metadata: Option<EmbeddedObjectMetadata>,
     /// What runs the generated configs: `agent` (Grafana Agent in static mode, the default) or
-    /// `alloy` (Grafana Alloy with `--config.format=static`: the same configs, converted by
-    /// Alloy at start and on every reload). Unset: the operator's `--runtime` (default `agent`).
-    /// Switching rolls the workloads over and keeps their data volumes; see docs/alloy.md for
-    /// what Alloy does differently.
+    /// `alloy` (Grafana Alloy, running configs the operator writes in Alloy's own syntax from
+    /// the same resources; `spec.alloy.configFormat` says which). Unset: the operator's
+    /// `--runtime` (default `agent`). Switching rolls the workloads over and keeps their data
+    /// volumes; see docs/alloy.md for what Alloy does differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<Runtime>,
     /// Settings of runtime `alloy` (ignored with runtime `agent`).
@@ -239,7 +239,7 @@ pub enum Runtime {
     /// Grafana Agent in static mode (end of life since 2025-11-01).
     #[default]
     Agent,
-    /// Grafana Alloy running the same config with `--config.format=static`.
+    /// Grafana Alloy, configured in its own syntax (`spec.alloy.configFormat`).
     Alloy,
 }
 
@@ -247,15 +247,18 @@ pub enum Runtime {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AlloySpec {
-    /// `static` (the default): Alloy converts the generated static-mode configs at start and
-    /// on every reload (`--config.format=static`, Alloy's "public preview" converter).
-    /// `native`: the operator writes the metrics StatefulSets' and the logs DaemonSet's
-    /// configs in Alloy's own syntax (the same scrape jobs, rules, pipelines and settings,
-    /// plus the MetricsInstances' WAL settings the converter drops); the integrations
-    /// workloads stay static for now, an agent whose MetricsInstances have
-    /// `additionalScrapeConfigs` keeps its metrics static, and one whose LogsInstances have
-    /// `additionalScrapeConfigs`, or with `expandUserStrings`, its logs (a warning says so).
-    /// Back to `static` is the rollback: see docs/alloy.md.
+    /// `native` (the default): the operator writes every workload's config (metrics
+    /// StatefulSets, logs DaemonSet, integrations Deployment and DaemonSet) in Alloy's own
+    /// syntax, with Alloy's generally available components, and Alloy runs it as it is. A
+    /// workload whose inputs have no native translation yet keeps the static format, with a
+    /// warning naming the object and field: the metrics of an agent whose MetricsInstances
+    /// have `additionalScrapeConfigs`, the logs of one whose LogsInstances have them or with
+    /// `expandUserStrings`, the integrations of one with an Integration of an untranslated
+    /// kind or setting, or with `expandUserStrings`.
+    /// `static`: the rollback, kept for one release: the operator writes static-mode configs
+    /// and Alloy converts them at start and on every reload (`--config.format=static`, a
+    /// converter Alloy calls "public preview", outside its compatibility promise); a warning
+    /// on this field says so. See docs/alloy.md, "Native or static".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_format: Option<AlloyConfigFormat>,
     /// Alloy clustering of the metrics pods: with `enabled: true` (and `configFormat:
@@ -286,11 +289,22 @@ pub struct AlloyClustering {
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AlloyConfigFormat {
-    /// The generated static-mode configs, converted by Alloy.
-    #[default]
+    /// The generated static-mode configs, converted by Alloy: the rollback, for one release.
     Static,
-    /// Alloy configuration syntax written by the operator.
+    /// Alloy configuration syntax written by the operator (the default).
+    #[default]
     Native,
+}
+
+impl GrafanaAgentSpec {
+    /// The format runtime `alloy` is asked to read: `spec.alloy.configFormat`, `native` when
+    /// it (or `spec.alloy`) is unset.
+    pub fn alloy_config_format(&self) -> AlloyConfigFormat {
+        self.alloy
+            .as_ref()
+            .and_then(|a| a.config_format)
+            .unwrap_or_default()
+    }
 }
 
 impl Runtime {

@@ -162,7 +162,7 @@ over its own CRDs (use --group grafana)";
 pub enum RuntimeArg {
     /// Grafana Agent in static mode.
     Agent,
-    /// Grafana Alloy with --config.format=static (docs/alloy.md).
+    /// Grafana Alloy, on configs in its own syntax (spec.alloy.configFormat; docs/alloy.md).
     Alloy,
 }
 

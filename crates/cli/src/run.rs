@@ -28,7 +28,8 @@ pub struct RunArgs {
     #[arg(long, default_value = concat!("v", env!("CARGO_PKG_VERSION")))]
     operator_version: String,
     /// What runs the configs of the GrafanaAgents without spec.runtime: agent (Grafana
-    /// Agent, static mode) or alloy (Grafana Alloy, --config.format=static; docs/alloy.md).
+    /// Agent, static mode) or alloy (Grafana Alloy, on configs in its own syntax unless
+    /// spec.alloy.configFormat is static; docs/alloy.md).
     #[arg(long = "runtime", value_enum, default_value = "agent")]
     default_runtime: crate::RuntimeArg,
     /// The image of the agent pods' config loader (`agent-operator config-loader`): the

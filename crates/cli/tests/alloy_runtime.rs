@@ -1,10 +1,12 @@
 //! Runtime alloy end to end (docs/alloy.md): the real `agent-operator run --runtime alloy`
 //! against an API server (`testenv::backends()`: the real control plane). An agent without
-//! `spec.runtime` runs Alloy (the flag is the default), its objects equal what
-//! `render --runtime alloy` prints, the settings Alloy does not use show as a
-//! `RuntimeDifferences` condition and as Warning Events `AlloyDifference` on the agent and on
-//! the object, and `explain` against the cluster lists them; `spec.runtime: agent` overrides
-//! the flag, and then the condition goes away.
+//! `spec.runtime` runs Alloy (the flag is the default) on a config in Alloy's syntax (the
+//! default format), its objects equal what `render --runtime alloy` prints; with
+//! `spec.alloy.configFormat: static` (the rollback) Alloy converts the static config, and the
+//! settings its converter drops show as a `RuntimeDifferences` condition and as Warning Events
+//! `AlloyDifference` on the agent and on the object, beside the rollback's own, and `explain`
+//! against the cluster lists them; `spec.runtime: agent` overrides the flag, and then the
+//! condition goes away.
 
 mod support;
 
@@ -50,17 +52,33 @@ fn warnings_on(
         .collect()
 }
 
-/// The image of the `grafana-agent` container of the example's first metrics StatefulSet.
-fn metrics_image(cluster: &Cluster) -> String {
+/// The `grafana-agent` container of the example's first metrics StatefulSet.
+fn metrics_container(cluster: &Cluster) -> Value {
     let sts = cluster.get_json(&["statefulset", "-n", "monitoring", "agent"]);
     sts["spec"]["template"]["spec"]["containers"]
         .as_array()
         .into_iter()
         .flatten()
         .find(|c| c["name"] == "grafana-agent")
-        .and_then(|c| c["image"].as_str())
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The image of the `grafana-agent` container of the example's first metrics StatefulSet.
+fn metrics_image(cluster: &Cluster) -> String {
+    metrics_container(cluster)["image"]
+        .as_str()
         .unwrap_or_default()
         .to_owned()
+}
+
+/// Whether that container runs Alloy's static converter (`--config.format=static`).
+fn converts_static(cluster: &Cluster) -> bool {
+    metrics_container(cluster)["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|a| a == "--config.format=static")
 }
 
 async fn scenario_runtime_alloy(backend: Backend) {
@@ -80,20 +98,47 @@ async fn scenario_runtime_alloy(backend: Backend) {
     ]);
     let operator = OperatorProcess::start(&cluster, "debug", ALLOY);
 
-    // The agent has no spec.runtime: the flag makes it Alloy, as render --runtime alloy says.
+    // The agent has no spec.runtime: the flag makes it Alloy, as render --runtime alloy says,
+    // on a config in Alloy's syntax, which writes the WAL setting.
     cluster.converge_with(None, ALLOY, "the examples run on Alloy");
     let image = metrics_image(&cluster);
     assert!(image.starts_with("grafana/alloy:"), "{image}");
+    assert!(
+        !converts_static(&cluster),
+        "{}",
+        metrics_container(&cluster)
+    );
+    let native = cluster.config_text("monitoring", "agent-config");
+    assert!(native.contains("truncate_frequency = \"30m\""), "{native}");
+
+    // The rollback: Alloy converts the static config, whose converter drops the setting.
+    cluster.kubectl(&[
+        "patch",
+        "grafanaagent",
+        "-n",
+        "monitoring",
+        "agent",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"alloy":{"configFormat":"static"}}}"#,
+    ]);
+    cluster.converge_with(None, ALLOY, "the examples run on Alloy, static");
+    assert!(converts_static(&cluster), "{}", metrics_container(&cluster));
 
     let wal = "MetricsInstance monitoring/primary: spec.walTruncateFrequency: not used by Alloy";
+    let rollback =
+        "GrafanaAgent monitoring/agent: spec.alloy.configFormat: is static, the rollback";
     eventually(
-        "the agent's RuntimeDifferences condition names the dropped setting",
+        "the agent's RuntimeDifferences condition names the dropped setting and the rollback",
         Duration::from_secs(60),
         || match runtime_differences(&cluster) {
             Some(c)
                 if c["status"] == "True"
                     && c["reason"] == "AlloyDifference"
-                    && c["message"].as_str().is_some_and(|m| m.contains(wal)) =>
+                    && c["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains(wal) && m.contains(rollback)) =>
             {
                 Ok(())
             }

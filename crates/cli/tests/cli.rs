@@ -438,9 +438,10 @@ fn explain_of_a_monitor_refused_when_read_gives_its_errors() {
     );
 }
 
-/// `render --runtime alloy`: the workloads run Alloy on the same configs, and stderr lists
-/// what Alloy refuses (`rejected:`) and does differently (`warning:`); without the flag (or
-/// with `--runtime agent`) nothing changes for the agent and no Alloy warning is printed.
+/// `render --runtime alloy`: the workloads run Alloy on configs in its own syntax (the
+/// default format), and stderr lists what Alloy refuses (`rejected:`) and does differently
+/// (`warning:`); without the flag (or with `--runtime agent`) nothing changes for the agent
+/// and no Alloy warning is printed.
 #[test]
 fn render_runtime_alloy_runs_alloy_and_says_what_differs() {
     let input = "testdata/workloads/alloy-every-subsystem/input.yaml";
@@ -453,11 +454,11 @@ fn render_runtime_alloy_runs_alloy_and_says_what_differs() {
         render::alloy::ALLOY_VERSION
     );
     assert!(out.contains(&image), "{out}");
-    assert!(out.contains("- --config.format=static"), "{out}");
+    assert!(!out.contains("--config.format"), "{out}");
     assert!(!out.contains("grafana/agent:"), "{out}");
     assert!(
         err.contains(
-            "warning: MetricsInstance monitoring/b-c: spec.walTruncateFrequency: not used by Alloy"
+            "warning: MetricsInstance monitoring/b-c: spec.remoteFlushDeadline: not used by Alloy"
         ),
         "{err}"
     );
@@ -470,7 +471,7 @@ fn render_runtime_alloy_runs_alloy_and_says_what_differs() {
     let configs = agent_operator(&["render", "--runtime", "alloy", "--config", "-f", input]);
     assert!(configs.status.success(), "{}", stderr(&configs));
     assert!(
-        stdout(&configs).contains("name: monitoring_b_c"),
+        stdout(&configs).contains("prometheus.remote_write \"metrics_monitoring_b_c\""),
         "{}",
         stdout(&configs)
     );

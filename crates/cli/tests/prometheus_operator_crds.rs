@@ -4,8 +4,8 @@
 //! of ours, beside our `monitoring.grafana.com` ones, as docs/getting-started.md tells a
 //! cluster with prometheus-operator to keep them. Monitors using the fields added since v0.66
 //! are applied (the API server keeps every one), and `agent-operator run` renders them for
-//! three agents: runtime agent, runtime alloy (static, converted by Alloy) and runtime alloy
-//! with `configFormat: native`. Then:
+//! three agents: runtime agent, runtime alloy with `configFormat: static` (converted by Alloy)
+//! and runtime alloy with `configFormat: native` (the default, written explicitly). Then:
 //!
 //! * each config Secret holds what each field asks, the scrape classes applied;
 //! * the agent v0.44.8 runs its config without an error, its Kubernetes discoveries against
@@ -73,6 +73,7 @@ kind: GrafanaAgent
 metadata: {name: alloy-static, namespace: monitoring}
 spec:
   runtime: alloy
+  alloy: {configFormat: static}
   secrets: [mesh-tls]
   metrics:
     instanceSelector: {matchLabels: {agent: alloy-static}}

@@ -463,9 +463,10 @@ fn default_alloy_image() -> String {
     )
 }
 
-/// The hierarchy of `real_node/agent.yaml` with `spec.runtime` set (`agent` or `alloy`; or
-/// `alloy-native`: runtime alloy with `spec.alloy.configFormat: native`), each with its
-/// runtime's default image (no `spec.image`).
+/// The hierarchy of `real_node/agent.yaml` with `spec.runtime` set: `agent`; `alloy`: runtime
+/// alloy with `spec.alloy.configFormat: static` (the rollback: Alloy converts the static
+/// config); `alloy-native`: runtime alloy with the format left to its default, native. Each
+/// with its runtime's default image (no `spec.image`).
 fn hierarchy(runtime: &str) -> String {
     let anchor = "spec:\n  serviceAccountName: grafana-agent\n";
     assert!(
@@ -473,7 +474,8 @@ fn hierarchy(runtime: &str) -> String {
         "real_node/agent.yaml changed"
     );
     let settings = match runtime {
-        "alloy-native" => "runtime: alloy\n  alloy:\n    configFormat: native\n".to_owned(),
+        "alloy" => "runtime: alloy\n  alloy:\n    configFormat: static\n".to_owned(),
+        "alloy-native" => "runtime: alloy\n".to_owned(),
         other => format!("runtime: {other}\n"),
     };
     AGENT_MANIFESTS.replacen(

@@ -1,7 +1,11 @@
-//! Runtime `alloy`: Grafana Alloy runs the same static-mode configs (`alloy run
-//! --config.format=static`), converting them at start and on every reload. The converter
-//! refuses some settings, fails hard on others and silently drops a few; everything it would
-//! do is decided here, at plan time, so that nothing is lost without a word (docs/alloy.md):
+//! Runtime `alloy`: Grafana Alloy runs configs the operator writes in Alloy's own syntax
+//! ([`crate::alloy_native`], `spec.alloy.configFormat: native`, the default), or the same
+//! static-mode configs as the agent (`alloy run --config.format=static`), converting them at
+//! start and on every reload: `configFormat: static`, the rollback, and any workload whose
+//! inputs have no native translation yet. The native configs say what the converter would,
+//! so both follow the rules below. The converter refuses some settings, fails hard on others
+//! and silently drops a few; everything it would do is decided here, at plan time, so that
+//! nothing is lost without a word (docs/alloy.md):
 //!
 //! * names: instance names become the labels of Alloy components (`metrics_<name>`,
 //!   `logs_<name>`), which must be identifiers, distinct after Alloy replaces every other
@@ -45,7 +49,7 @@ pub fn runtime(h: &Hierarchy) -> Runtime {
 }
 
 /// Whether `h`'s metrics StatefulSets run a config in Alloy's own syntax
-/// ([`crate::alloy_native`]): runtime `alloy` with `spec.alloy.configFormat: native`, and no
+/// ([`crate::alloy_native`]): runtime `alloy` without `spec.alloy.configFormat: static`, and no
 /// selected MetricsInstance whose `additionalScrapeConfigs` (raw Prometheus jobs) hold what
 /// the native writer does not translate (such an agent's metrics stay static, [`warnings`]
 /// says so). The config and the pods' arguments both follow this one answer.
@@ -53,13 +57,17 @@ pub fn native_metrics(h: &Hierarchy) -> bool {
     native_requested(h) && not_native(h).next().is_none()
 }
 
-/// Whether `h` asks for Alloy's own syntax: runtime `alloy` with `spec.alloy.configFormat:
-/// native` (each workload's config then follows its own rule: [`native_metrics`],
+/// Whether `h` asks for Alloy's own syntax: runtime `alloy` with `spec.alloy.configFormat`
+/// `native` or unset (each workload's config then follows its own rule: [`native_metrics`],
 /// [`native_logs`], `crate::alloy_native::integrations::native_integrations`).
 pub fn native_requested(h: &Hierarchy) -> bool {
-    runtime(h) == Runtime::Alloy
-        && h.agent.spec.alloy.as_ref().and_then(|a| a.config_format)
-            == Some(AlloyConfigFormat::Native)
+    runtime(h) == Runtime::Alloy && h.agent.spec.alloy_config_format() == AlloyConfigFormat::Native
+}
+
+/// Whether `h` chose the static format itself (`spec.alloy.configFormat: static`, the
+/// rollback), as opposed to a workload that falls back to it under `native`.
+fn static_chosen(h: &Hierarchy) -> bool {
+    runtime(h) == Runtime::Alloy && h.agent.spec.alloy_config_format() == AlloyConfigFormat::Static
 }
 
 /// What keeps an agent's metrics static under `configFormat: native`: each selected
@@ -92,9 +100,9 @@ fn clustering_requested(h: &Hierarchy) -> bool {
 }
 
 /// Whether `h`'s logs DaemonSet runs a config in Alloy's own syntax
-/// ([`crate::alloy_native::logs`]): runtime `alloy` with `spec.alloy.configFormat: native`,
-/// and nothing [`not_native_logs`] names. The config and the pods' arguments both follow this
-/// one answer.
+/// ([`crate::alloy_native::logs`]): runtime `alloy` without `spec.alloy.configFormat:
+/// static`, and nothing [`not_native_logs`] names. The config and the pods' arguments both
+/// follow this one answer.
 pub fn native_logs(h: &Hierarchy) -> bool {
     native_requested(h) && not_native_logs(h).next().is_none()
 }
@@ -740,12 +748,27 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             }
         }
     }
+    if static_chosen(h) {
+        out.push(Rejection::new(
+            agent.clone(),
+            Reason::AlloyDifference,
+            "spec.alloy.configFormat".to_owned(),
+            "is static, the rollback kept for one release: Alloy converts the generated static-mode configs itself (its converter is a public preview, outside Alloy's compatibility promise) instead of running the configs the operator writes in Alloy's syntax; remove the field to run those (native, the default)",
+        ));
+    }
     if clustering_requested(h) && !native_metrics(h) && !h.metrics.is_empty() {
+        let why = if static_chosen(h) {
+            "is not used with spec.alloy.configFormat: static (the converter writes clustering off)"
+        } else {
+            "is not used while a MetricsInstance keeps the metrics config in static format (its spec.additionalScrapeConfigs, warned about on it): Alloy clusters only a native metrics config"
+        };
         out.push(Rejection::new(
             agent.clone(),
             Reason::AlloyDifference,
             "spec.alloy.clustering.enabled".to_owned(),
-            "is not used: Alloy clusters only a native metrics config (spec.alloy.configFormat: native, without MetricsInstances that keep it static); the metrics run one StatefulSet per shard, split by relabel rules, as without clustering",
+            format!(
+                "{why}; the metrics run one StatefulSet per shard, split by relabel rules, as without clustering"
+            ),
         ));
     }
     if native_requested(h) {
@@ -916,6 +939,132 @@ mod tests {
         for job in ["serviceMonitor/a-b/c/1", "extra_job", "podLogs/a-p/q"] {
             assert!(configs.contains(job), "{job} missing:\n{configs}");
         }
+    }
+
+    /// What the plan of a GrafanaAgent of runtime alloy gives: its warnings (`<field>:
+    /// <message>`), whether its metrics and logs configs are in Alloy's syntax, and how many
+    /// StatefulSets it runs.
+    struct PlannedAlloyAgent {
+        warnings: Vec<String>,
+        native_metrics: bool,
+        native_logs: bool,
+        statefulsets: usize,
+    }
+
+    /// Plans a GrafanaAgent of runtime alloy with 2 shards, a MetricsInstance and a
+    /// LogsInstance, whose spec has `spec_lines` (YAML at the spec's indentation) as well.
+    fn plan_alloy_agent(spec_lines: &str) -> PlannedAlloyAgent {
+        let text = format!(
+            "apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {{name: agent, namespace: monitoring}}
+spec:
+  runtime: alloy
+{spec_lines}  metrics:
+    shards: 2
+    instanceSelector: {{}}
+  logs:
+    instanceSelector: {{}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {{name: primary, namespace: monitoring}}
+spec:
+  remoteWrite:
+  - url: http://mimir/api/v1/push
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {{name: primary, namespace: monitoring}}
+spec:
+  clients:
+  - url: http://loki/loki/api/v1/push
+"
+        );
+        let mut loader = crate::manifest::Loader::new();
+        loader.add_source("input.yaml", &text);
+        let loaded = loader.finish();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let plans = crate::output::plan_all(&loaded.store, &crate::PlanOptions::default(), None);
+        let plan = &plans[0];
+        assert!(plan.rejections.is_empty(), "{:?}", plan.rejections);
+        let native = |subsystem| {
+            plan.configs
+                .iter()
+                .find(|c| c.subsystem == subsystem)
+                .expect("a config of each subsystem")
+                .alloy_syntax
+        };
+        PlannedAlloyAgent {
+            warnings: plan
+                .warnings
+                .iter()
+                .map(|w| format!("{}: {}", w.field.as_deref().unwrap_or_default(), w.message))
+                .collect(),
+            native_metrics: native(crate::desired::Subsystem::Metrics),
+            native_logs: native(crate::desired::Subsystem::Logs),
+            statefulsets: plan
+                .objects
+                .iter()
+                .filter(|o| matches!(o.object, crate::desired::DesiredObject::StatefulSet(_)))
+                .count(),
+        }
+    }
+
+    #[test]
+    fn runtime_alloy_writes_alloy_syntax_unless_static_is_chosen() {
+        let default = plan_alloy_agent("");
+        assert!(
+            default.native_metrics && default.native_logs,
+            "no spec.alloy: native"
+        );
+        assert_eq!(default.warnings, Vec::<String>::new());
+
+        let rollback = plan_alloy_agent("  alloy: {configFormat: static}\n");
+        assert!(!rollback.native_metrics && !rollback.native_logs);
+        assert_eq!(rollback.warnings.len(), 1, "{:?}", rollback.warnings);
+        assert!(
+            rollback.warnings[0].starts_with("spec.alloy.configFormat: is static, the rollback"),
+            "{:?}",
+            rollback.warnings
+        );
+    }
+
+    /// A workload that falls back to the static format under `native` (the default) is
+    /// warned about on what keeps it static, never as the rollback; the others stay native.
+    #[test]
+    fn a_workload_that_falls_back_to_static_is_told_apart_from_the_rollback() {
+        let fallback = plan_alloy_agent("  expandUserStrings: true\n");
+        assert!(fallback.native_metrics && !fallback.native_logs);
+        assert_eq!(fallback.warnings.len(), 1, "{:?}", fallback.warnings);
+        assert!(
+            fallback.warnings[0].starts_with("spec.expandUserStrings: expands users' strings")
+                && fallback.warnings[0].contains("the logs config stays in static format"),
+            "{:?}",
+            fallback.warnings
+        );
+    }
+
+    #[test]
+    fn clustering_alone_clusters_and_static_says_why_it_does_not() {
+        let clustered = plan_alloy_agent("  alloy: {clustering: {enabled: true}}\n");
+        assert!(clustered.native_metrics);
+        assert_eq!(clustered.warnings, Vec::<String>::new());
+        assert_eq!(
+            clustered.statefulsets, 1,
+            "one StatefulSet of 2 clustered pods"
+        );
+
+        let rollback =
+            plan_alloy_agent("  alloy: {configFormat: static, clustering: {enabled: true}}\n");
+        assert_eq!(rollback.statefulsets, 2, "one StatefulSet per shard");
+        assert!(
+            rollback.warnings.iter().any(|w| w.starts_with(
+                "spec.alloy.clustering.enabled: is not used with spec.alloy.configFormat: static"
+            )),
+            "{:?}",
+            rollback.warnings
+        );
     }
 
     #[test]

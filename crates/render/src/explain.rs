@@ -612,24 +612,34 @@ impl JobIndex {
             .collect();
         let agent = &plan.agent.name;
         for config in &plan.configs {
-            let into = if config.secret_name == format!("{agent}-config") {
-                &mut index.metrics
+            let (into, logs) = if config.secret_name == format!("{agent}-config") {
+                (&mut index.metrics, false)
             } else if config.secret_name == format!("{agent}-logs-config") {
-                &mut index.logs
+                (&mut index.logs, true)
             } else {
                 continue;
             };
-            let Ok(doc) = serde_saphyr::from_str::<AgentYml>(config.text.as_str()) else {
-                continue;
-            };
-            let section = if config.secret_name.ends_with("-logs-config") {
-                doc.logs
+            let instances = if config.alloy_syntax {
+                typed_jobs(h, logs)
             } else {
-                doc.metrics
+                let Ok(doc) = serde_saphyr::from_str::<AgentYml>(config.text.as_str()) else {
+                    continue;
+                };
+                let section = if logs { doc.logs } else { doc.metrics };
+                section
+                    .map(|s| s.configs)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|i| {
+                        (
+                            i.name,
+                            i.scrape_configs.into_iter().map(|j| j.job_name).collect(),
+                        )
+                    })
+                    .collect()
             };
-            for instance in section.map(|s| s.configs).unwrap_or_default() {
-                let jobs = instance.scrape_configs.into_iter().map(|j| j.job_name);
-                let key = keys.get(&instance.name).cloned().unwrap_or(instance.name);
+            for (name, jobs) in instances {
+                let key = keys.get(&name).cloned().unwrap_or(name);
                 into.entry(key).or_default().extend(jobs);
             }
         }
@@ -656,6 +666,38 @@ impl JobIndex {
         };
         self.of_instance(instance)
             .map(|jobs| jobs.into_iter().filter(own).collect())
+    }
+}
+
+/// The job names of each instance (by its name in the configs) of `h`'s metrics (or, with
+/// `logs`, logs) config in Alloy's syntax: that text is written from the typed static document
+/// of the hierarchy the plan renders (without the objects whose component labels collide), so
+/// its jobs are that document's.
+fn typed_jobs(h: &crate::discover::Hierarchy, logs: bool) -> Vec<(String, Vec<String>)> {
+    let (rendered, _) = crate::alloy::without_label_collisions(h);
+    let h = &*rendered;
+    if logs {
+        let section = crate::config::logs::render(h).and_then(|r| r.config.logs);
+        section
+            .map(|s| s.configs)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|i| {
+                let jobs = i.scrape_configs.iter().map(|j| j.job_name().to_owned());
+                (i.name, jobs.collect())
+            })
+            .collect()
+    } else {
+        let section = crate::config::metrics::render(h).and_then(|r| r.config.metrics);
+        section
+            .map(|s| s.configs)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|i| {
+                let jobs = i.scrape_configs.iter().map(|j| j.job_name().to_owned());
+                (i.name, jobs.collect())
+            })
+            .collect()
     }
 }
 

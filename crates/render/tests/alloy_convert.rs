@@ -1,7 +1,9 @@
 //! Proof against the real Alloy (docs/alloy.md): every config the golden cases under
-//! `testdata/` and the bundled `examples/` produce with runtime alloy goes through
-//! `alloy convert --source-format=static` with the extra args the pods run with. None may
-//! fail, and every diagnostic it reports must be one [`predicted`] expects for that config.
+//! `testdata/` and the bundled `examples/` produce with runtime alloy in the static format
+//! (`spec.alloy.configFormat: static`, the rollback, and what falls back to it under
+//! `native`) goes through `alloy convert --source-format=static` with the extra args the pods
+//! run with. None may fail, and every diagnostic it reports must be one [`predicted`] expects
+//! for that config.
 //!
 //! The config is what a pod of shard 0 converts: `$(NAME)` references expanded as the
 //! config-reloader does. Alloy comes from `scripts/build-alloy` (cached; `scripts/test.sh`
@@ -116,7 +118,7 @@ fn convert(alloy: &Path, path: &Path) -> Result<BTreeSet<Diagnostic>, String> {
 fn every_config_rendered_for_alloy_converts_with_only_predicted_diagnostics() {
     let alloy = alloy_binary();
     let dir = support::configs::scratch_dir("alloy", "cases");
-    let configs = support::configs::every_config(Runtime::Alloy, &dir);
+    let configs = support::configs::every_static_alloy_config(&dir);
     assert!(configs.len() > 100, "only {} configs", configs.len());
     let mut failures = Vec::new();
     let mut converted = 0;

@@ -372,6 +372,51 @@ spec:
     );
 }
 
+/// Runtime alloy writes the configs in Alloy's syntax by default: a monitor's and a PodLogs'
+/// jobs are those of the document that text is written from, as in the static format.
+#[test]
+fn with_alloy_in_either_format_a_monitor_and_pod_logs_list_their_jobs() {
+    let extra = format!(
+        r#"{SM}---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {{name: logs, namespace: ops, labels: {{agent: a}}}}
+spec:
+  clients: [{{url: http://loki/loki/api/v1/push}}]
+  podLogsSelector: {{matchLabels: {{app: web}}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {{name: web, namespace: ops, labels: {{app: web}}}}
+spec:
+  selector: {{matchLabels: {{app: web}}}}
+"#
+    );
+    let native = world(
+        "  remoteWrite: [{url: http://mimir/api/v1/push}]\n  serviceMonitorSelector: {}",
+        &extra,
+    );
+    let static_format = native.replace(
+        "spec:\n  metrics:",
+        "spec:\n  alloy: {configFormat: static}\n  metrics:",
+    );
+    assert_ne!(static_format, native);
+    for yaml in [&native, &static_format] {
+        let jobs = |kind, name| {
+            let e = run_as(yaml, kind, "ops", name, api::Runtime::Alloy).expect("exists");
+            match &e.steps[0].outcome {
+                Outcome::Rendered { jobs, .. } => jobs.clone(),
+                other => panic!("{other:?}\n{e}"),
+            }
+        };
+        assert_eq!(
+            jobs(Kind::ServiceMonitor, "web"),
+            ["serviceMonitor/ops/web/0", "serviceMonitor/ops/web/1"]
+        );
+        assert_eq!(jobs(Kind::PodLogs, "web"), ["podLogs/ops/web"]);
+    }
+}
+
 #[test]
 fn an_invalid_selector_and_a_missing_object_are_reported() {
     let (outcome, _) = sm_outcome(
@@ -445,14 +490,10 @@ fn run_as(
     explain(&loaded.store, &InputRef::new(kind, ns, name), &opts)
 }
 
-#[test]
-fn with_alloy_an_instance_shows_the_settings_alloy_does_not_use() {
-    let yaml = world(
-        "  serviceMonitorSelector: {}\n  walTruncateFrequency: 30m\n  writeStaleOnShutdown: true",
-        SM,
-    );
+/// The instance's warnings (fields) that `explain` shows for runtime alloy, and its text.
+fn alloy_warnings_of_the_instance(yaml: &str) -> (Vec<String>, String) {
     let e = run_as(
-        &yaml,
+        yaml,
         Kind::MetricsInstance,
         "ops",
         "primary",
@@ -462,13 +503,31 @@ fn with_alloy_an_instance_shows_the_settings_alloy_does_not_use() {
     let Outcome::Rendered { warnings, .. } = &e.steps[0].outcome else {
         panic!("{e}")
     };
-    let fields: Vec<_> = warnings.iter().filter_map(|w| w.field.as_deref()).collect();
+    let fields = warnings.iter().filter_map(|w| w.field.clone()).collect();
+    (fields, e.to_string())
+}
+
+#[test]
+fn with_alloy_an_instance_shows_the_settings_alloy_does_not_use() {
+    let yaml = world(
+        "  serviceMonitorSelector: {}\n  walTruncateFrequency: 30m\n  writeStaleOnShutdown: true",
+        SM,
+    );
+    // Alloy's own syntax (the default) writes the WAL setting; none has a staleness setting.
+    let (fields, text) = alloy_warnings_of_the_instance(&yaml);
+    assert_eq!(fields, ["spec.writeStaleOnShutdown"], "{text}");
+    // The static format's converter drops both.
+    let static_format = yaml.replace(
+        "spec:\n  metrics:",
+        "spec:\n  alloy: {configFormat: static}\n  metrics:",
+    );
+    assert_ne!(static_format, yaml);
+    let (fields, text) = alloy_warnings_of_the_instance(&static_format);
     assert_eq!(
         fields,
         ["spec.walTruncateFrequency", "spec.writeStaleOnShutdown"],
-        "{e}"
+        "{text}"
     );
-    let text = e.to_string();
     assert!(
         text.contains("      runtime difference: spec.walTruncateFrequency: not used by Alloy"),
         "{text}"

@@ -84,31 +84,58 @@ pub fn config_files(
         if agent.spec.runtime.is_some_and(|r| r != runtime) {
             continue;
         }
-        let env = super::shard_zero_env(agent);
-        let assets = assets_of(plan);
-        // Static-mode configs only: what the agent loads and Alloy converts.
-        for config in plan.configs.iter().filter(|c| !c.alloy_syntax) {
-            let expanded = super::expand_reloader_env(config.text.as_str(), &env)
-                .map_err(|e| format!("{}: {e}", config.secret_name))?;
-            let parsed: Value = serde_saphyr::from_str(&expanded)
-                .map_err(|e| format!("{}: not YAML: {e}", config.secret_name))?;
-            let path = dir.join(format!(
-                "{}-{}-{}-{}.yml",
-                case.replace('/', "__"),
-                plan.agent.namespace,
-                plan.agent.name,
-                config.secret_name
-            ));
-            std::fs::write(&path, expanded).map_err(|e| e.to_string())?;
-            files.push(WrittenConfig {
-                case: case.to_owned(),
-                path,
-                parsed,
-                assets: assets.clone(),
-            });
-        }
+        files.extend(static_config_files(case, agent, plan, dir)?);
     }
     Ok(files)
+}
+
+/// Writes each static-mode config of `agent`'s `plan` (shard 0, expanded) into `dir`.
+fn static_config_files(
+    case: &str,
+    agent: &api::GrafanaAgent,
+    plan: &Plan,
+    dir: &Path,
+) -> Result<Vec<WrittenConfig>, String> {
+    let env = super::shard_zero_env(agent);
+    let assets = assets_of(plan);
+    let mut files = Vec::new();
+    // Static-mode configs only: what the agent loads and Alloy converts.
+    for config in plan.configs.iter().filter(|c| !c.alloy_syntax) {
+        let expanded = super::expand_reloader_env(config.text.as_str(), &env)
+            .map_err(|e| format!("{}: {e}", config.secret_name))?;
+        let parsed: Value = serde_saphyr::from_str(&expanded)
+            .map_err(|e| format!("{}: not YAML: {e}", config.secret_name))?;
+        let path = dir.join(format!(
+            "{}-{}-{}-{}.yml",
+            case.replace('/', "__"),
+            plan.agent.namespace,
+            plan.agent.name,
+            config.secret_name
+        ));
+        std::fs::write(&path, expanded).map_err(|e| e.to_string())?;
+        files.push(WrittenConfig {
+            case: case.to_owned(),
+            path,
+            parsed,
+            assets: assets.clone(),
+        });
+    }
+    Ok(files)
+}
+
+/// Every config of the golden inputs and the examples as runtime alloy runs it in the static
+/// format (`configFormat: static`, the rollback, and what falls back to it; the native configs
+/// are compared with these by the `alloy_native*` tests), written into `dir`.
+pub fn every_static_alloy_config(dir: &Path) -> Vec<WrittenConfig> {
+    let mut out = Vec::new();
+    for input in super::alloy_inputs() {
+        for agent in input.static_alloy_agents() {
+            let files = static_config_files(&input.name, &agent.agent, &agent.plan, dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", input.name));
+            out.extend(files);
+        }
+    }
+    out
 }
 
 /// Every config rendered for `runtime` (the operator's `--runtime`) from the golden inputs and

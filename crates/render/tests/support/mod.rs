@@ -86,8 +86,8 @@ pub struct AlloyInput {
 }
 
 /// One GrafanaAgent of an [`AlloyInput`] as runtime alloy in the static format (what the pods
-/// ran before `configFormat: native`, or run with `static`), discovered and planned: the side
-/// the native configs are compared with.
+/// run with `configFormat: static`, the rollback), discovered and planned: the side the native
+/// configs are compared with.
 pub struct StaticAlloyAgent {
     pub agent: std::sync::Arc<api::GrafanaAgent>,
     pub discovery: render::discover::Discovery,
@@ -108,7 +108,10 @@ impl AlloyInput {
             .map(|agent| {
                 let mut alloy_agent: api::GrafanaAgent = agent.as_ref().clone();
                 alloy_agent.spec.runtime = Some(api::Runtime::Alloy);
-                alloy_agent.spec.alloy = None;
+                alloy_agent.spec.alloy = Some(api::grafana_agent::AlloySpec {
+                    config_format: Some(api::grafana_agent::AlloyConfigFormat::Static),
+                    ..Default::default()
+                });
                 let agent = std::sync::Arc::new(alloy_agent);
                 let discovery = render::discover::discover(&agent, &store);
                 let plan = render::plan::plan(&discovery, &self.opts);
