@@ -1616,15 +1616,22 @@ fn stored_config(env: &Env, head: &str) -> Option<(String, usize)> {
 /// What each loader of the pods selected by `selector` last had its agent load: pod name ->
 /// the MD5 of the assembled config (before the pod's variables), `None` when it does not answer.
 fn loaded_configs(env: &Env, selector: &str) -> BTreeMap<String, Option<String>> {
-    env.pod_ips("monitoring", selector)
-        .into_iter()
+    loaded_configs_at(env, &env.pod_ips("monitoring", selector))
+}
+
+/// [`loaded_configs`] of the pods at these IPs (pod name -> IP).
+fn loaded_configs_at(
+    env: &Env,
+    pods: &BTreeMap<String, String>,
+) -> BTreeMap<String, Option<String>> {
+    pods.iter()
         .map(|(pod, ip)| {
             let md5 = env
                 .netns_curl(&format!("http://{ip}:8079/status"))
                 .ok()
                 .and_then(|body| serde_json::from_str::<Value>(&body).ok())
                 .and_then(|status| status["loaded_md5"].as_str().map(str::to_owned));
-            (pod, md5)
+            (pod.clone(), md5)
         })
         .collect()
 }
@@ -1636,6 +1643,9 @@ const METRICS_PODS: &str = "operator.agent.grafana.com/type=metrics";
 fn loaded_everywhere(env: &Env, marker: &str, since: Instant, limit: Duration) -> Duration {
     let mut stored: Option<String> = None;
     let mut last = BTreeMap::new();
+    // The pods' IPs are read again only when a loader does not answer: a kubectl every round
+    // would cost the two cores the agents reload on, and coarsen the figure.
+    let mut pods = BTreeMap::new();
     while since.elapsed() < limit {
         if stored.is_none() {
             stored = stored_config(env, "agent-config")
@@ -1643,7 +1653,10 @@ fn loaded_everywhere(env: &Env, marker: &str, since: Instant, limit: Duration) -
                 .map(|(text, _)| render::segments::md5_hex(text.as_bytes()));
         }
         if let Some(md5) = &stored {
-            last = loaded_configs(env, METRICS_PODS);
+            if pods.len() != 4 || last.values().any(Option::is_none) {
+                pods = env.pod_ips("monitoring", METRICS_PODS);
+            }
+            last = loaded_configs_at(env, &pods);
             if last.len() == 4 && last.values().all(|m| m.as_deref() == Some(md5)) {
                 return since.elapsed();
             }
@@ -1778,16 +1791,26 @@ fn config_edits_reach_every_agent_in_seconds_on_both_runtimes() {
     );
     env.kubectl(&[
         "-n", "shop", "patch", "servicemonitor", "node-exporter", "--type=json", "-p",
-        r#"[{"op": "add", "path": "/spec/endpoints/0/relabelings/-", "value": {"targetLabel": "edited", "replacement": "v0"}}]"#,
+        r#"[{"op": "add", "path": "/spec/endpoints/0/relabelings/-", "value": {"targetLabel": "edited", "replacement": "edit-initial"}}]"#,
     ]);
+    loaded_everywhere(
+        &env,
+        "edit-initial",
+        Instant::now(),
+        Duration::from_secs(180),
+    );
+    let shard_of = statefulset_of_targets(&env);
 
     for runtime in ["agent", "alloy"] {
         if runtime == "alloy" {
-            // Another runtime starts from an empty WAL and discovers its targets anew.
+            // Another runtime starts from an empty WAL and discovers its targets anew. The
+            // format is set, not left to the default, so that the figures say which it was:
+            // native, which Alloy loads without converting it on every reload.
             roll_every_agent_pod(
                 &env,
-                r#"{"spec": {"runtime": "alloy"}}"#,
-                "runtime switched to alloy",
+                r#"{"spec": {"runtime": "alloy", "alloy": {"configFormat": "native"}}}"#,
+                "runtime switched to alloy (native config)",
+                &shard_of,
             );
             let image = env.kubectl(&[
                 "-n",
@@ -1805,11 +1828,14 @@ fn config_edits_reach_every_agent_in_seconds_on_both_runtimes() {
                 &env,
                 r#"{"spec": {"podMetadata": {"annotations": {"rolled": "once"}}}}"#,
                 "a new pod template",
+                &shard_of,
             );
         }
         let mut took = Vec::new();
+        let mut sent = Vec::new();
         for round in 1..=10 {
             let value = format!("edit-{runtime}-{round:02}");
+            sent.push(unix_now());
             let start = set_edit(&env, &value);
             took.push(loaded_everywhere(
                 &env,
@@ -1838,6 +1864,8 @@ fn config_edits_reach_every_agent_in_seconds_on_both_runtimes() {
             &format!("[{runtime}] last edit loaded -> its samples of every target in Prometheus"),
             samples,
         );
+        // After the samples' wait, which its reading of logs would otherwise delay.
+        print_edit_splits(&env, runtime, &sent);
 
         if runtime == "agent" {
             refused_config_is_in_the_status(&env);
@@ -1936,7 +1964,7 @@ fn config_edits_reach_every_agent_in_seconds_on_both_runtimes() {
 /// lost (the issue's bound; a starved surviving replica on a loaded machine was seen to skip
 /// one).
 fn assert_no_gap(env: &Env, matchers: &str, window_secs: u64, what: &str) {
-    let (instance, gap) = largest_gap(env, matchers, window_secs);
+    let (instance, gap, _) = largest_gap(env, matchers, window_secs);
     assert!(
         gap < INTERVAL_SECONDS as f64 * 2.5,
         "{instance}: a gap of {gap:.1}s in the samples {what}: more than one scrape of \
@@ -1945,9 +1973,9 @@ fn assert_no_gap(env: &Env, matchers: &str, window_secs: u64, what: &str) {
 }
 
 /// The target of the ServiceMonitor with the largest gap between its samples (of its series
-/// matching `matchers` too) over the last `window_secs`, and that gap in seconds; every target
-/// must have samples.
-fn largest_gap(env: &Env, matchers: &str, window_secs: u64) -> (String, f64) {
+/// matching `matchers` too) over the last `window_secs`, that gap in seconds, and the time of
+/// the sample before it (seconds since the epoch); every target must have samples.
+fn largest_gap(env: &Env, matchers: &str, window_secs: u64) -> (String, f64, f64) {
     let raw = env.query(&format!(
         r#"up{{job="node-exporter", namespace="shop"{matchers}}}[{window_secs}s]"#
     ));
@@ -1969,8 +1997,11 @@ fn largest_gap(env: &Env, matchers: &str, window_secs: u64) -> (String, f64) {
         .into_iter()
         .map(|(instance, mut times)| {
             times.sort_by(f64::total_cmp);
-            let gap = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
-            (instance, gap)
+            let (gap, after) = times
+                .windows(2)
+                .map(|w| (w[1] - w[0], w[0]))
+                .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+            (instance, gap, after)
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or_default()
@@ -2034,13 +2065,30 @@ fn refused_config_is_in_the_status(env: &Env) {
     });
 }
 
+/// How much longer than one scrape interval a target's samples may pause across a roll: while
+/// a shard's last pod is replaced its partner scrapes alone, and on the loaded 2-core node,
+/// with the new pod starting beside it, one of its scrapes was seen to come late (a 9.1 s
+/// pause at load 12). The handovers themselves are asserted exactly (`roll_handovers`).
+const ROLL_GAP_SLACK_SECONDS: f64 = INTERVAL_SECONDS as f64;
+
 /// Patches the GrafanaAgent with `patch` and waits until both metrics StatefulSets rolled (one
-/// pod of a shard at a time; the WAL volumes stay); prints how long that took and the largest
-/// gap in a target's samples across it. The gap is not bounded: a new pod is Ready before its
-/// first scrape is sent, and the StatefulSet then replaces its pair (up to ~20 s was seen;
-/// issue 35's closing note).
-fn roll_every_agent_pod(env: &Env, patch: &str, what: &str) {
+/// pod of a shard at a time; the WAL volumes stay); prints how long that took, how long each
+/// new pod took from Ready to its first sample of each of its targets, and the largest gap in
+/// a target's samples across the roll. The StatefulSets' `minReadySeconds` keeps a pod's
+/// partner running until the new pod has scraped (without it, a new pod was Ready before its
+/// first scrape and its partner replaced at once): asserted for every handover and target, and
+/// the largest gap must stay within a scrape interval and [`ROLL_GAP_SLACK_SECONDS`].
+fn roll_every_agent_pod(
+    env: &Env,
+    patch: &str,
+    what: &str,
+    statefulset_of: &BTreeMap<String, String>,
+) {
+    // A reload that changes a job restarts its scrape loops, which pauses its samples too:
+    // the last edit's pause stays out of the roll's window.
+    std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
     let rolled = Instant::now();
+    let rolled_at = unix_now();
     let before = metrics_generations(env);
     patch_agent(env, patch);
     // `rollout status` of a template the operator has not written yet would see the last
@@ -2061,10 +2109,378 @@ fn roll_every_agent_pod(env: &Env, patch: &str, what: &str) {
         rolled.elapsed(),
     );
     std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
-    let (instance, gap) = largest_gap(env, "", rolled.elapsed().as_secs() + 10);
+    let window = rolled.elapsed().as_secs() + 10;
+    let mut handovers = roll_handovers(env, statefulset_of, rolled_at, window);
+    timing_spread(
+        &format!("{what} -> a new pod's first sample of a target after it was Ready"),
+        &mut handovers.ready_to_first_sample,
+    );
+    // What minReadySeconds is for: each new pod scraped every target before the pod it
+    // handed over to stopped.
+    for (pod, instance, overlap) in &handovers.overlaps {
+        assert!(
+            *overlap > 0.0,
+            "{what}: {pod}'s first sample of {instance} came {:.1}s after the last of the pod \
+             it took over from",
+            -overlap
+        );
+    }
+    let least = handovers
+        .overlaps
+        .iter()
+        .map(|(_, _, overlap)| *overlap)
+        .fold(f64::MAX, f64::min);
     timing(
-        &format!("{what} -> the largest gap in a target's samples ({instance})"),
+        &format!("{what} -> a new pod's first sample to its partner's last (smallest)"),
+        Duration::from_secs_f64(least),
+    );
+    let (instance, gap, after) = largest_gap(env, "", window);
+    let after = after - rolled_at;
+    timing(
+        &format!(
+            "{what} -> the largest gap in a target's samples ({instance}, from {after:.1} s \
+             after the patch)"
+        ),
         Duration::from_secs_f64(gap),
+    );
+    assert!(
+        gap <= INTERVAL_SECONDS as f64 + ROLL_GAP_SLACK_SECONDS,
+        "{what}: {instance}'s samples paused {gap:.1}s from {after:.1}s after the patch: more \
+         than a scrape interval of {INTERVAL_SECONDS}s and {ROLL_GAP_SLACK_SECONDS}s"
+    );
+}
+
+/// A roll's handovers, from the samples of each target by replica label.
+struct Handovers {
+    /// For every new pod and each target of its StatefulSet: how long after the pod turned
+    /// Ready its first sample of the target was taken (what `minReadySeconds` has to cover).
+    ready_to_first_sample: Vec<Duration>,
+    /// For every new pod but a StatefulSet's last one, and each target: how long its first
+    /// sample came before the last sample of the pod it handed over to (the next lower
+    /// ordinal, replaced after it); negative when the partner had stopped first.
+    overlaps: Vec<(String, String, f64)>,
+}
+
+/// The handovers of the roll that started at `since` (seconds since the epoch), from the
+/// samples of the last `window_secs` and the metrics pods (`statefulset_of`: instance ->
+/// StatefulSet). A StatefulSet replaces its pods from the highest ordinal down, so new pod
+/// `k` hands over to old pod `k - 1`, which stops when the StatefulSet replaces it.
+fn roll_handovers(
+    env: &Env,
+    statefulset_of: &BTreeMap<String, String>,
+    since: f64,
+    window_secs: u64,
+) -> Handovers {
+    let raw = env.query(&format!(r#"{SM_UP}[{window_secs}s]"#));
+    // (instance, replica label) -> sample times
+    let mut samples: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    for series in &raw {
+        let label = |name: &str| {
+            series["metric"][name]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        samples
+            .entry((label("instance"), label("__replica__")))
+            .or_default()
+            .extend(
+                series["values"]
+                    .as_array()
+                    .expect("values")
+                    .iter()
+                    .filter_map(|v| v[0].as_f64()),
+            );
+    }
+    // (StatefulSet, ordinal) -> (created, Ready), the pods the roll made.
+    let mut new_pods: BTreeMap<(String, u32), (f64, f64)> = BTreeMap::new();
+    let pods = env.json(&["get", "pods", "-n", "monitoring", "-l", METRICS_PODS]);
+    for pod in pods["items"].as_array().expect("items") {
+        let name = pod["metadata"]["name"].as_str().expect("name");
+        let created = timestamp_seconds(pod["metadata"]["creationTimestamp"].as_str());
+        let ready = pod["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Ready" && c["status"] == "True")
+            .and_then(|c| timestamp_seconds(c["lastTransitionTime"].as_str()));
+        let (Some(created), Some(ready)) = (created, ready) else {
+            panic!("{name}: no creation time or not Ready: {pod}");
+        };
+        assert!(
+            created >= since - 1.0,
+            "{name} was not replaced by the roll"
+        );
+        let (statefulset, ordinal) = name.rsplit_once('-').expect("a StatefulSet pod");
+        let ordinal = ordinal.parse().expect("an ordinal");
+        new_pods.insert((statefulset.to_owned(), ordinal), (created, ready));
+    }
+    let times = |instance: &str, ordinal: u32| {
+        samples
+            .get(&(instance.to_owned(), format!("replica-{ordinal}")))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut handovers = Handovers {
+        ready_to_first_sample: Vec::new(),
+        overlaps: Vec::new(),
+    };
+    for ((statefulset, ordinal), (created, ready)) in &new_pods {
+        let name = format!("{statefulset}-{ordinal}");
+        for (instance, _) in statefulset_of.iter().filter(|(_, s)| *s == statefulset) {
+            let first = times(instance, *ordinal)
+                .into_iter()
+                .filter(|t| t >= created)
+                .reduce(f64::min)
+                .unwrap_or_else(|| panic!("{name}: no sample of {instance} since it started"));
+            handovers
+                .ready_to_first_sample
+                .push(Duration::from_secs_f64((first - ready).max(0.0)));
+            let Some(partner) = ordinal.checked_sub(1) else {
+                continue;
+            };
+            let (partner_replaced, _) = new_pods[&(statefulset.clone(), partner)];
+            let partner_last = times(instance, partner)
+                .into_iter()
+                .filter(|t| *t < partner_replaced)
+                .reduce(f64::max)
+                .unwrap_or_else(|| {
+                    panic!("{statefulset}-{partner}: no sample of {instance} before the roll")
+                });
+            handovers
+                .overlaps
+                .push((name.clone(), instance.clone(), partner_last - first));
+        }
+    }
+    assert!(
+        !handovers.overlaps.is_empty(),
+        "no handover in the roll: {new_pods:?}"
+    );
+    handovers
+}
+
+/// Which metrics StatefulSet scrapes each node-exporter target (`instance` -> StatefulSet),
+/// from the agents' own API (runtime agent): the shards' hashmod rules decide it, and Alloy,
+/// given the same rules, splits the targets the same way.
+fn statefulset_of_targets(env: &Env) -> BTreeMap<String, String> {
+    let mut statefulset_of = BTreeMap::new();
+    eventually(
+        "every node-exporter target in one shard's agents",
+        Duration::from_secs(60),
+        || {
+            statefulset_of.clear();
+            for (pod, ip) in env.pod_ips("monitoring", METRICS_PODS) {
+                let statefulset = pod.rsplit_once('-').expect("a StatefulSet pod").0;
+                for target in agent_targets(env, &ip).unwrap_or_default() {
+                    if let Some(instance) =
+                        target.strip_prefix("serviceMonitor/shop/node-exporter/0 ")
+                    {
+                        statefulset_of.insert(instance.to_owned(), statefulset.to_owned());
+                    }
+                }
+            }
+            statefulset_of.len() == TARGETS
+        },
+    );
+    statefulset_of
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 time (as Kubernetes and the logs write them).
+fn timestamp_seconds(text: Option<&str>) -> Option<f64> {
+    let at: k8s_openapi::jiff::Timestamp = text?.trim_matches('"').parse().ok()?;
+    Some(at.as_nanosecond() as f64 / 1e9)
+}
+
+/// Now, in seconds since the Unix epoch: the clock of the pods' and the operator's logs (one
+/// machine).
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs_f64()
+}
+
+/// The time (`ts=`) of a logfmt line of ours, in seconds since the Unix epoch.
+fn log_time(line: &str) -> Option<f64> {
+    timestamp_seconds(line.split_whitespace().find_map(|f| f.strip_prefix("ts=")))
+}
+
+/// A number field (`key=12.5`) of a logfmt line.
+fn log_number(line: &str, key: &str) -> Option<f64> {
+    let prefix = format!("{key}=");
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(prefix.as_str()))?
+        .trim_matches('"')
+        .parse()
+        .ok()
+}
+
+/// Where one edit's time went, from the operator's and the loaders' logs: seconds after the
+/// edit was sent.
+#[derive(Default)]
+struct EditSplit {
+    /// The operator logged its write of the config Secrets.
+    operator_wrote: Option<f64>,
+    /// For each loader: the head's change reached it.
+    noticed: Vec<f64>,
+    /// For each loader: the config was assembled and its variables substituted.
+    assembled: Vec<f64>,
+    /// For each loader: the config file was written.
+    written: Vec<f64>,
+    /// For each loader: its agent's `/-/reload` returned 200 (the agent then runs the config:
+    /// both runtimes apply it before they answer).
+    reloaded: Vec<f64>,
+    /// For each loader: how long that reload call took.
+    reload_calls: Vec<f64>,
+}
+
+/// The split of each edit sent at `sent` (seconds since the epoch, in order; each one loaded
+/// everywhere before the next was sent), from the logs of the last 10 minutes.
+fn edit_splits(env: &Env, sent: &[f64]) -> Vec<EditSplit> {
+    let window = |at: f64| sent.iter().rposition(|s| *s <= at);
+    let mut splits: Vec<EditSplit> = sent.iter().map(|_| EditSplit::default()).collect();
+    let operator = env.kubectl(&[
+        "-n",
+        "agent-operator",
+        "logs",
+        "-l",
+        "app.kubernetes.io/name=grafana-agent-operator",
+        "--tail=-1",
+        "--since=10m",
+    ]);
+    for line in operator.lines() {
+        if !(line.contains("applied") && line.contains("agent-config")) {
+            continue;
+        }
+        if let Some(at) = log_time(line)
+            && let Some(edit) = window(at)
+        {
+            let split = &mut splits[edit];
+            split.operator_wrote = Some(
+                split
+                    .operator_wrote
+                    .unwrap_or(f64::MAX)
+                    .min(at - sent[edit]),
+            );
+        }
+    }
+    for pod in env.pod_ips("monitoring", METRICS_PODS).keys() {
+        let log = env.kubectl(&[
+            "-n",
+            "monitoring",
+            "logs",
+            pod,
+            "-c",
+            "config-reloader",
+            "--since=10m",
+        ]);
+        let mut seen = vec![(false, false); sent.len()];
+        for line in log.lines() {
+            let Some(at) = log_time(line) else {
+                continue;
+            };
+            let Some(edit) = window(at) else {
+                continue;
+            };
+            let split = &mut splits[edit];
+            if line.contains("wrote the config") && !seen[edit].0 {
+                seen[edit].0 = true;
+                split.written.push(at - sent[edit]);
+                if let (Some(written_ms), Some(assembled_ms)) = (
+                    log_number(line, "written_ms"),
+                    log_number(line, "assembled_ms"),
+                ) {
+                    let noticed = at - written_ms / 1000.0 - sent[edit];
+                    split.noticed.push(noticed);
+                    split.assembled.push(noticed + assembled_ms / 1000.0);
+                }
+            } else if line.contains("the agent reloaded the config") && !seen[edit].1 {
+                seen[edit].1 = true;
+                split.reloaded.push(at - sent[edit]);
+                split
+                    .reload_calls
+                    .extend(log_number(line, "reload_ms").map(|ms| ms / 1000.0));
+            }
+        }
+    }
+    splits
+}
+
+/// Prints where the edits sent at `sent` spent their time, each edit on a line, then the
+/// spread of each part as timing lines.
+fn print_edit_splits(env: &Env, runtime: &str, sent: &[f64]) {
+    let splits = edit_splits(env, sent);
+    let range = |v: &[f64]| {
+        let low = v.iter().copied().reduce(f64::min).unwrap_or(f64::NAN);
+        let high = v.iter().copied().reduce(f64::max).unwrap_or(f64::NAN);
+        format!("{low:.2}-{high:.2}")
+    };
+    let seconds = |v: f64| Duration::from_secs_f64(v.max(0.0));
+    let mut operator = Vec::new();
+    let mut to_loaders = Vec::new();
+    let mut assembled = Vec::new();
+    let mut file_writes = Vec::new();
+    let mut calls = Vec::new();
+    let mut last_reload = Vec::new();
+    for (i, split) in splits.iter().enumerate() {
+        eprintln!(
+            "[split] [{runtime}] edit {}: operator wrote +{:.2} s, loaders noticed +{} s, \
+             files written +{} s, reloads returned +{} s (calls {} s)",
+            i + 1,
+            split.operator_wrote.unwrap_or(f64::NAN),
+            range(&split.noticed),
+            range(&split.written),
+            range(&split.reloaded),
+            range(&split.reload_calls),
+        );
+        assert_eq!(
+            (split.written.len(), split.reloaded.len()),
+            (4, 4),
+            "edit {}: every loader logs a write and a reload",
+            i + 1
+        );
+        if let Some(wrote) = split.operator_wrote {
+            operator.push(seconds(wrote));
+            let noticed = split.noticed.iter().copied().fold(f64::MIN, f64::max);
+            to_loaders.push(seconds(noticed - wrote));
+        }
+        for ((noticed, assembled_at), written) in split
+            .noticed
+            .iter()
+            .zip(&split.assembled)
+            .zip(&split.written)
+        {
+            assembled.push(seconds(assembled_at - noticed));
+            file_writes.push(seconds(written - assembled_at));
+        }
+        calls.extend(split.reload_calls.iter().map(|c| seconds(*c)));
+        last_reload.push(seconds(
+            split.reloaded.iter().copied().fold(f64::MIN, f64::max),
+        ));
+    }
+    timing_spread(
+        &format!("[{runtime}] split: edit sent -> the operator logged its write"),
+        &mut operator,
+    );
+    timing_spread(
+        &format!("[{runtime}] split: the operator's write -> the last loader noticed it"),
+        &mut to_loaders,
+    );
+    timing_spread(
+        &format!("[{runtime}] split: a loader noticed -> the config assembled (segment read)"),
+        &mut assembled,
+    );
+    timing_spread(
+        &format!("[{runtime}] split: the config assembled -> its file written"),
+        &mut file_writes,
+    );
+    timing_spread(
+        &format!("[{runtime}] split: an agent's reload call"),
+        &mut calls,
+    );
+    timing_spread(
+        &format!("[{runtime}] split: edit sent -> the last agent's reload returned"),
+        &mut last_reload,
     );
 }
 

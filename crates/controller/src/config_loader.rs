@@ -30,7 +30,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::{FutureExt, StreamExt};
 use http_body_util::{BodyExt, Empty, Full, Limited};
@@ -275,7 +275,7 @@ pub async fn run_sidecar(
             continue;
         }
         retry_at = None;
-        match sidecar.step(head.as_ref()).await {
+        match sidecar.step(head.as_ref(), Instant::now()).await {
             Step::Done => backoff.reset(),
             Step::WaitForChange(reason) => {
                 backoff.reset();
@@ -519,8 +519,15 @@ struct Sidecar {
     readiness: Readiness,
 }
 
+/// Milliseconds since `since`, for the log: how long each part of delivering a change took.
+fn millis_since(since: Instant) -> String {
+    format!("{:.1}", since.elapsed().as_secs_f64() * 1000.0)
+}
+
 impl Sidecar {
-    async fn step(&mut self, head: Option<&Secret>) -> Step {
+    /// Loads the config `head` names; `changed` is when its change reached the loader (the
+    /// log says how long assembling, writing and the agent's reload took from there).
+    async fn step(&mut self, head: Option<&Secret>, changed: Instant) -> Step {
         let Some(head) = head else {
             return Step::WaitForChange(format!(
                 "Secret {} does not exist",
@@ -549,6 +556,7 @@ impl Sidecar {
                 return Step::WaitForChange(reason);
             }
         };
+        let assembled_ms = millis_since(changed);
         if self.refused.as_ref() == Some(&config) {
             return Step::WaitForChange("the agent refused this config".to_owned());
         }
@@ -558,7 +566,7 @@ impl Sidecar {
                 self.readiness.set(Err(reason.clone()));
                 return Step::Retry(reason);
             }
-            info!(path = %self.options.output.display(), bytes = config.len(), secret = %self.source.head_name(), %version, "wrote the config");
+            info!(path = %self.options.output.display(), bytes = config.len(), secret = %self.source.head_name(), %version, assembled_ms = %assembled_ms, written_ms = %millis_since(changed), "wrote the config");
             self.file = Some(config.clone());
         }
         if self.loaded.as_ref() == Some(&config) {
@@ -570,9 +578,10 @@ impl Sidecar {
             self.readiness.loaded(&text);
             return Step::Done;
         };
+        let reloading = Instant::now();
         match reload(&url).await {
             Ok(()) => {
-                info!(%url, %version, "the agent reloaded the config");
+                info!(%url, %version, reload_ms = %millis_since(reloading), since_change_ms = %millis_since(changed), "the agent reloaded the config");
                 self.loaded = Some(config);
                 self.refused = None;
                 self.readiness.loaded(&text);
@@ -618,8 +627,12 @@ impl Sidecar {
     }
 }
 
-/// Writes `text` to `path` at once for every reader: a temporary file beside it, synced, then
-/// renamed over it. A reader sees the old file or the new one, never part of one.
+/// Writes `text` to `path` at once for every reader: a temporary file beside it, renamed over
+/// it. A reader sees the old file or the new one, never part of one. Not synced to disk: the
+/// file only has to outlive the agent's process, not the node (after a node restart the init
+/// container writes it anew from the Secrets before the agent starts), and a sync waited on
+/// the disk behind every other write of the node (the write took up to 0.3 s of a change on
+/// the loaded real node with it; BENCHMARKS.md, issue 35).
 async fn write_atomic(path: &Path, text: Arc<String>) -> std::io::Result<()> {
     let path = path.to_path_buf();
     tokio::task::spawn_blocking(move || {
@@ -630,9 +643,7 @@ async fn write_atomic(path: &Path, text: Arc<String>) -> std::io::Result<()> {
         let dir = directory_of(&path);
         let temporary = dir.join(format!(".{name}.tmp-{}", std::process::id()));
         let written = (|| {
-            let mut file = std::fs::File::create(&temporary)?;
-            file.write_all(text.as_bytes())?;
-            file.sync_all()?;
+            std::fs::File::create(&temporary)?.write_all(text.as_bytes())?;
             std::fs::rename(&temporary, &path)
         })();
         if written.is_err() {

@@ -98,7 +98,10 @@ pub fn substitute(
             rest = after;
             continue;
         };
-        let line = line_of(&rest[at..]);
+        // Not counted for each reference: a config of a few hundred jobs holds as many
+        // references, and counting the lines before each one took the loader most of a second
+        // per change (issue 35).
+        let line = || line_of(&rest[at..]);
         let value = value_of(variable, env, line)?;
         if !value
             .chars()
@@ -107,7 +110,7 @@ pub fn substitute(
             return Err(LoaderVariableError::UnsafeValue {
                 variable: (*variable).to_owned(),
                 value,
-                line,
+                line: line(),
             });
         }
         out.push_str(&rest[..at]);
@@ -118,10 +121,11 @@ pub fn substitute(
     Ok(out)
 }
 
+/// The value of `variable`; `line` gives the reference's line for an error.
 fn value_of(
     variable: &str,
     env: &BTreeMap<String, String>,
-    line: usize,
+    line: impl Fn() -> usize,
 ) -> Result<String, LoaderVariableError> {
     if variable != STATEFULSET_ORDINAL_NUMBER {
         return env
@@ -129,17 +133,17 @@ fn value_of(
             .cloned()
             .ok_or_else(|| LoaderVariableError::Unset {
                 variable: variable.to_owned(),
-                line,
+                line: line(),
             });
     }
     let Some(pod) = env.get(POD_NAME) else {
         return Err(LoaderVariableError::NoOrdinal {
-            line,
+            line: line(),
             reason: "is not set".to_owned(),
         });
     };
     statefulset_ordinal(pod).ok_or_else(|| LoaderVariableError::NoOrdinal {
-        line,
+        line: line(),
         reason: format!("is {pod:?}, which does not end in -N"),
     })
 }
