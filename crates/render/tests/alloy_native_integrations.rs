@@ -61,11 +61,14 @@ const COMPARED: [&str; 4] = [
 ];
 
 /// The exporters the native writer translates: each must be in some case.
-const EXPORTERS: [&str; 8] = [
+const EXPORTERS: [&str; 11] = [
     "apache",
+    "consul",
     "dnsmasq",
+    "github",
     "memcached",
     "mysql",
+    "postgres",
     "process",
     "redis",
     "statsd",
@@ -279,9 +282,14 @@ const HOST_DIRECTORIES: [(&str, &str); 4] = [
     ("\"/host/run/udev/data\"", "\"/run/udev/data\""),
 ];
 
-/// The exporters' arguments naming a file the pod has (a Secret's key) and this host lacks:
-/// read when the component is built.
-const FILE_ARGUMENTS: [&str; 1] = ["redis_password_file"];
+/// The exporters' arguments naming a file the pod has (a Secret's key) and this host lacks,
+/// read when the component is built, with what the file holds here.
+const FILE_ARGUMENTS: [(&str, &str); 3] = [
+    ("redis_password_file", "secret"),
+    ("api_token_file", "token"),
+    // A CA certificate (consul): a self-signed one parses as the pool's only certificate.
+    ("ca_file", include_str!("agent_loads/stand-in.crt")),
+];
 
 /// `text` with the pods' host directories as this host has them, and each file of
 /// [`FILE_ARGUMENTS`] made in `files`: Alloy builds the exporters, which read them, when it
@@ -295,11 +303,11 @@ fn on_this_host(text: &str, files: &Path) -> String {
             line = line.replace(pod, host);
         }
         let argument = line.trim_start().split(' ').next().unwrap_or_default();
-        if FILE_ARGUMENTS.contains(&argument)
+        if let Some((_, content)) = FILE_ARGUMENTS.iter().find(|(a, _)| *a == argument)
             && let Some((head, _)) = line.split_once(" = ")
         {
             let file = files.join(n.to_string());
-            std::fs::write(&file, "secret").expect("scratch file");
+            std::fs::write(&file, content).expect("scratch file");
             line = format!("{head} = {:?}", file.display().to_string());
         }
         out.push_str(&line);

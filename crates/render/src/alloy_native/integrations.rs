@@ -57,6 +57,14 @@ enum Setting {
     RequiredText,
     /// A boolean whose default, in the agent and in Alloy, is false.
     Flag,
+    /// A boolean whose default, in the agent and in Alloy, is true: written when false.
+    FlagOn,
+    /// A duration (Go's, as the agent reads it), left out when it is this long (ms).
+    Duration(u128),
+    /// A whole number, left out when it equals this default.
+    Int(i64),
+    /// A list of strings, left out when empty.
+    Strings,
 }
 
 /// One integration as the converter writes it.
@@ -91,6 +99,38 @@ const EXPORTERS: &[Exporter] = &[
         ],
     },
     Exporter {
+        integration: "consul",
+        component: "consul",
+        config_name: "consul_exporter",
+        settings: &[
+            ("server", "server", Setting::Text("http://localhost:8500")),
+            ("ca_file", "ca_file", Setting::Text("")),
+            ("cert_file", "cert_file", Setting::Text("")),
+            ("key_file", "key_file", Setting::Text("")),
+            ("server_name", "server_name", Setting::Text("")),
+            ("timeout", "timeout", Setting::Duration(500)),
+            (
+                "insecure_skip_verify",
+                "insecure_skip_verify",
+                Setting::Flag,
+            ),
+            (
+                "concurrent_request_limit",
+                "concurrent_request_limit",
+                Setting::Int(0),
+            ),
+            ("allow_stale", "allow_stale", Setting::FlagOn),
+            ("require_consistent", "require_consistent", Setting::Flag),
+            ("kv_prefix", "kv_prefix", Setting::Text("")),
+            ("kv_filter", "kv_filter", Setting::Text(".*")),
+            (
+                "generate_health_summary",
+                "generate_health_summary",
+                Setting::FlagOn,
+            ),
+        ],
+    },
+    Exporter {
         integration: "dnsmasq",
         component: "dnsmasq",
         config_name: "dnsmasq_exporter",
@@ -102,6 +142,23 @@ const EXPORTERS: &[Exporter] = &[
                 Setting::Text("/var/lib/misc/dnsmasq.leases"),
             ),
             ("expose_leases", "expose_leases", Setting::Flag),
+        ],
+    },
+    Exporter {
+        integration: "github",
+        component: "github",
+        config_name: "github_exporter",
+        settings: &[
+            (
+                "api_url",
+                "api_url",
+                Setting::Text("https://api.github.com"),
+            ),
+            ("repositories", "repositories", Setting::Strings),
+            ("organizations", "organizations", Setting::Strings),
+            ("users", "users", Setting::Strings),
+            ("api_token", "api_token", Setting::Text("")),
+            ("api_token_file", "api_token_file", Setting::Text("")),
         ],
     },
     Exporter {
@@ -137,6 +194,29 @@ const EXPORTERS: &[Exporter] = &[
                 "udev_data_path",
                 "udev_data_path",
                 Setting::Text("/run/udev/data"),
+            ),
+        ],
+    },
+    Exporter {
+        integration: "postgres",
+        component: "postgres",
+        config_name: "postgres_exporter",
+        settings: &[
+            ("data_source_names", "data_source_names", Setting::Strings),
+            (
+                "disable_settings_metrics",
+                "disable_settings_metrics",
+                Setting::Flag,
+            ),
+            (
+                "disable_default_metrics",
+                "disable_default_metrics",
+                Setting::Flag,
+            ),
+            (
+                "query_path",
+                "custom_queries_config_path",
+                Setting::Text(""),
             ),
         ],
     },
@@ -298,9 +378,23 @@ pub fn untranslated(integration: &str, config: &Value) -> Option<(String, String
                         .collect::<Vec<_>>()
                         .join(", ")
                 )),
-                Some((_, _, Setting::Flag)) => {
+                Some((_, _, Setting::Flag | Setting::FlagOn)) => {
                     (!value.is_boolean()).then(|| "is not a boolean".to_owned())
                 }
+                Some((_, _, Setting::Duration(_))) => (value.as_str().and_then(milliseconds)
+                    .is_none())
+                .then(|| "is not a duration".to_owned()),
+                Some((_, _, Setting::Int(_))) => {
+                    (!value.is_i64()).then(|| "is not a whole number".to_owned())
+                }
+                Some((_, _, Setting::Strings)) => match value.as_array() {
+                    Some(items) if items.is_empty() => Some(
+                        "is an empty list, which the native writer does not translate yet"
+                            .to_owned(),
+                    ),
+                    Some(items) if items.iter().all(Value::is_string) => None,
+                    _ => Some("is not a list of strings".to_owned()),
+                },
                 Some(_) => (!value.is_string()).then(|| "is not a string".to_owned()),
             },
         };
@@ -406,6 +500,21 @@ fn integration(
                 .and_then(Value::as_bool)
                 .filter(|b| *b)
                 .map(Expr::Bool),
+            Setting::FlagOn => value
+                .and_then(Value::as_bool)
+                .filter(|b| !*b)
+                .map(Expr::Bool),
+            Setting::Duration(default) => value
+                .and_then(Value::as_str)
+                .filter(|d| milliseconds(d) != Some(*default))
+                .map(duration),
+            Setting::Int(default) => value
+                .and_then(Value::as_i64)
+                .filter(|n| n != default)
+                .map(Expr::Int),
+            Setting::Strings => value
+                .and_then(Value::as_array)
+                .map(|items| Expr::strings(items.iter().filter_map(Value::as_str))),
             Setting::Text(default) => value
                 .and_then(Value::as_str)
                 .filter(|s| s != default)
@@ -546,6 +655,28 @@ mod tests {
                 json!({"autoscrape": {"scrape_interval": "often"}}),
                 "spec.config.autoscrape",
             ),
+            ("consul", json!({"timeout": "soon"}), "spec.config.timeout"),
+            (
+                "consul",
+                json!({"concurrent_request_limit": "4"}),
+                "spec.config.concurrent_request_limit",
+            ),
+            (
+                "consul",
+                json!({"allow_stale": "no"}),
+                "spec.config.allow_stale",
+            ),
+            (
+                "github",
+                json!({"repositories": []}),
+                "spec.config.repositories",
+            ),
+            ("github", json!({"users": ["a", 1]}), "spec.config.users"),
+            (
+                "postgres",
+                json!({"autodiscover_databases": true}),
+                "spec.config.autodiscover_databases",
+            ),
         ];
         for (integration, config, field) in cases {
             let (named, _) = untranslated(integration, &config)
@@ -569,6 +700,18 @@ mod tests {
             (
                 "dnsmasq",
                 json!({"dnsmasq_address": "d:53", "expose_leases": true}),
+            ),
+            (
+                "consul",
+                json!({"timeout": "2s", "concurrent_request_limit": 4, "allow_stale": false}),
+            ),
+            (
+                "github",
+                json!({"repositories": ["grafana/alloy"], "api_token_file": "/t"}),
+            ),
+            (
+                "postgres",
+                json!({"data_source_names": ["postgresql://db"], "query_path": "/q"}),
             ),
         ];
         for (integration, config) in cases {
