@@ -36,6 +36,19 @@ enum Repr {
     },
 }
 
+/// One chunk of a text: frame lines (`part` none), or the text of a cached `part`.
+#[derive(Clone, Copy)]
+pub struct Chunk<'t> {
+    pub text: &'t str,
+    pub part: Option<&'t RenderedPart>,
+}
+
+impl<'t> From<&'t str> for Chunk<'t> {
+    fn from(text: &'t str) -> Chunk<'t> {
+        Chunk { text, part: None }
+    }
+}
+
 /// A run of frame lines or one part, in the order of the text.
 #[derive(Clone)]
 enum Piece {
@@ -103,14 +116,27 @@ impl ConfigText {
     /// The text as the pieces it is held in, in order: their concatenation is
     /// [`ConfigText::as_str`]. Some may be empty.
     pub fn chunks(&self) -> Vec<&str> {
+        self.chunks_with_parts()
+            .into_iter()
+            .map(|c| c.text)
+            .collect()
+    }
+
+    /// [`ConfigText::chunks`], each with the cached part it is the text of: a reader that
+    /// keeps what it learnt of a part's text (`segments::SegmentCache`) finds it again by the
+    /// part while it holds a clone of it, as a part's text never changes.
+    pub fn chunks_with_parts(&self) -> Vec<Chunk<'_>> {
         match &self.repr {
-            Repr::Whole(text) => vec![text.as_str()],
+            Repr::Whole(text) => vec![Chunk::from(text.as_str())],
             Repr::Pieces { frame, pieces, .. } => pieces
                 .iter()
                 .map(|piece| match piece {
                     // The ranges are whole lines of the frame, found by splitting it.
-                    Piece::Frame(run) => frame.get(run.clone()).unwrap_or_default(),
-                    Piece::Part(part) => part.as_ref().as_ref().map_or("", String::as_str),
+                    Piece::Frame(run) => Chunk::from(frame.get(run.clone()).unwrap_or_default()),
+                    Piece::Part(part) => Chunk {
+                        text: part.as_ref().as_ref().map_or("", String::as_str),
+                        part: Some(part),
+                    },
                 })
                 .collect(),
         }

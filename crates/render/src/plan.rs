@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{self, Rendered};
-use crate::config_text::ConfigText;
+use crate::config_text::{Chunk, ConfigText};
 use crate::desired::{
     AGENT_NAME_LABEL, CONFIG_KEY, DesiredObject, GZIP_THRESHOLD, MANAGED_BY_LABEL,
     MANAGED_BY_VALUE, PlanOptions, PlannedObject, SECRET_SIZE_LIMIT, Subsystem, assets_secret_name,
@@ -120,7 +120,18 @@ pub fn config_secrets_data(
     chunks: &[&str],
     cache: Option<&mut SegmentCache>,
 ) -> Result<Vec<ConfigSecretData>, String> {
-    let stored = segments::store(name, chunks, cache)
+    let chunks: Vec<Chunk<'_>> = chunks.iter().map(|&c| Chunk::from(c)).collect();
+    config_chunks_secrets_data(name, &chunks, cache)
+}
+
+/// [`config_secrets_data`] of a text in chunks, some of them cached parts: the cache reads
+/// again only the parts that changed ([`segments::store_chunks`]).
+fn config_chunks_secrets_data(
+    name: &str,
+    chunks: &[Chunk<'_>],
+    cache: Option<&mut SegmentCache>,
+) -> Result<Vec<ConfigSecretData>, String> {
+    let stored = segments::store_chunks(name, chunks, cache)
         .map_err(|e| format!("Secret {name}: gzip failed: {e}"))?;
     let manifest = segments::manifest_of(&stored).map(|m| segments::manifest_bytes(&m));
     let count = stored.len();
@@ -323,7 +334,7 @@ impl Planner<'_> {
     ) {
         self.rejections.extend(rejections);
         let name = self.config_secret_name(subsystem);
-        match config_secrets_data(&name, &text.chunks(), cache) {
+        match config_chunks_secrets_data(&name, &text.chunks_with_parts(), cache) {
             Ok(secrets) => self.add_config_secrets(subsystem, name, text, secrets),
             Err(msg) => self.too_large(msg),
         }

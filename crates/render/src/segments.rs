@@ -29,6 +29,7 @@ use md5::{Digest, Md5};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::config_text::{Chunk, RenderedPart};
 use crate::desired::GZIP_THRESHOLD;
 use crate::text_chunks::ChunkText;
 
@@ -188,6 +189,12 @@ pub fn cut(chunks: &[&str]) -> Vec<Range<usize>> {
         return Vec::from([whole]);
     }
     let starts = text.job_lines_starting_segments();
+    cut_at(&text, starts)
+}
+
+/// The segments of `text` (longer than [`WHOLE_UP_TO_BYTES`]) given the starts of the job
+/// lines that start one, in order.
+fn cut_at(text: &ChunkText<'_>, starts: Vec<usize>) -> Vec<Range<usize>> {
     let mut cuts = Vec::new();
     let mut segment_start = 0;
     let mut next_start = starts.into_iter().peekable();
@@ -223,22 +230,63 @@ fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
 
 const JOB_LINE: &[u8] = b"- job_name:";
 
+/// The occurrences of [`JOB_LINE`] in `chunk` whose line may start a segment, and what the
+/// chunk alone tells of each ([`JobLine`]); those whose line does not are left out.
+fn job_lines(chunk: &[u8], finder: &memchr::memmem::Finder<'_>) -> Vec<JobLine> {
+    let mut lines = Vec::new();
+    'occurrences: for at in finder.find_iter(chunk) {
+        // As [`ChunkText::line_start_before_blanks`], within the chunk.
+        let mut line_start = at;
+        while line_start > 0 {
+            match chunk[line_start - 1] {
+                b'\n' => break,
+                b if b.is_ascii_whitespace() => line_start -= 1,
+                _ => continue 'occurrences,
+            }
+        }
+        let head_end = match memchr::memchr(b'\n', &chunk[line_start..]) {
+            Some(newline) => (line_start + newline + 1).min(line_start + LINE_HEAD_BYTES),
+            None if line_start + LINE_HEAD_BYTES <= chunk.len() => line_start + LINE_HEAD_BYTES,
+            None => {
+                lines.push(JobLine::Undecided(at));
+                continue;
+            }
+        };
+        let starts = starts_segment(&chunk[line_start..head_end]);
+        if line_start == 0 {
+            lines.push(JobLine::AtChunkStart {
+                occurrence: at,
+                starts,
+            });
+        } else if starts {
+            lines.push(JobLine::Starts(line_start));
+        }
+    }
+    lines
+}
+
 /// How much of a line decides whether it starts a segment.
 const LINE_HEAD_BYTES: usize = 256;
 
 /// Stored segments of earlier calls, found again by their text: an edit compresses and
-/// digests only the segments whose text changed.
+/// digests only the segments whose text changed, and reads only the cached parts it changed.
 #[derive(Debug, Default)]
 pub struct SegmentCache {
     /// The key of the identity hash, random per cache: no one can craft a text taken for
     /// another. An identity is that 64-bit keyed hash and the length: two texts of one length
-    /// are taken for each other with probability 2^-64 (one pass over the text per edit, not
-    /// two: hashing the config's tens of MB is most of an edit's cost here).
+    /// are taken for each other with probability 2^-64.
     key: RandomState,
     by_identity: HashMap<[u64; 2], Cached>,
+    /// What the last call read of each cached part it was given ([`Chunk::part`]), by the
+    /// part's address: the entry holds a clone of the part, so while it is here no other part
+    /// can take that address, and a part's text never changes. An edit then reads the text of
+    /// the parts it changed and of the frame, not the tens of MB of the others.
+    parts: HashMap<usize, KnownPart>,
     /// Segments reused and stored anew by the last call.
     pub reused: usize,
     pub stored: usize,
+    /// The bytes of text the last call read (hashed or searched), besides those it stored.
+    pub bytes_read: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -248,6 +296,39 @@ struct Cached {
     bytes: Arc<Vec<u8>>,
 }
 
+/// A cached part and what its text alone tells.
+#[derive(Debug)]
+struct KnownPart {
+    /// Held so that the address keying it stays this part's.
+    _part: RenderedPart,
+    summary: ChunkSummary,
+}
+
+/// What a chunk's text alone tells of the segments.
+#[derive(Clone, Debug, Default)]
+struct ChunkSummary {
+    /// The keyed hash of the whole chunk ([`SegmentCache::key`]), for the chunks of cached
+    /// parts: a segment holding the whole chunk is identified by it instead of by its bytes.
+    hash: Option<u64>,
+    /// Its occurrences of [`JOB_LINE`] that may start a segment, in order.
+    job_lines: Vec<JobLine>,
+}
+
+/// An occurrence of [`JOB_LINE`] in a chunk, by its offset there, and what the chunk tells of
+/// whether its line starts a segment.
+#[derive(Clone, Copy, Debug)]
+enum JobLine {
+    /// Its line starts a segment, at this offset.
+    Starts(usize),
+    /// Only blanks come before it in the chunk: its line starts at the chunk's start if the
+    /// text before ends a line (or there is none), and then `starts` says whether it starts a
+    /// segment; otherwise the text before decides.
+    AtChunkStart { occurrence: usize, starts: bool },
+    /// Its line runs past the chunk within the bytes that decide ([`LINE_HEAD_BYTES`]): the
+    /// text after decides.
+    Undecided(usize),
+}
+
 /// The segments of the config made of `chunks`, stored under `head` (the config Secret's
 /// name) and the names [`segment_name`] gives, encoded and digested, reusing `cache`'s.
 pub fn store(
@@ -255,27 +336,46 @@ pub fn store(
     chunks: &[&str],
     cache: Option<&mut SegmentCache>,
 ) -> io::Result<Vec<StoredSegment>> {
-    let ranges = cut(chunks);
-    let text = ChunkText::new(chunks);
-    let config_len: usize = chunks.iter().map(|c| c.len()).sum();
+    let chunks: Vec<Chunk<'_>> = chunks.iter().map(|&c| Chunk::from(c)).collect();
+    store_chunks(head, &chunks, cache)
+}
+
+/// [`store`] of a text in chunks, some of them cached parts ([`Chunk::part`]): what the
+/// cache learnt of a part's text is not learnt again, so an edit that changed one part of
+/// thousands reads that part (and the frame), not the whole text. The segments are those of
+/// [`store`] of the same text, byte for byte.
+pub fn store_chunks(
+    head: &str,
+    chunks: &[Chunk<'_>],
+    cache: Option<&mut SegmentCache>,
+) -> io::Result<Vec<StoredSegment>> {
+    let chunks: Vec<Chunk<'_>> = chunks
+        .iter()
+        .filter(|c| !c.text.is_empty())
+        .copied()
+        .collect();
+    let texts: Vec<&str> = chunks.iter().map(|c| c.text).collect();
+    // No chunk is empty: the text's chunks are `chunks`, index for index.
+    let text = ChunkText::new(&texts);
+    let config_len = text.len;
     let compress = config_len > GZIP_THRESHOLD;
     let mut fallback = SegmentCache::default();
     let cache = cache.unwrap_or(&mut fallback);
+    let (frames, mut bytes_read) = cache.learn(&chunks);
+    let summaries = cache.summaries(&chunks, &frames);
+    let ranges = if text.len <= WHOLE_UP_TO_BYTES {
+        Vec::from([0..text.len])
+    } else {
+        cut_at(&text, text.segment_starts(&summaries))
+    };
     let key = &cache.key;
     let previous = &cache.by_identity;
-    let found: Vec<([u64; 2], Result<Cached, Cached>, usize)> = ranges
+    let found: Vec<([u64; 2], Result<Cached, Cached>, usize, usize)> = ranges
         .par_iter()
         .map(|range| {
-            // Hashed where it lies: only a segment not found again is copied out. The same
-            // text is stored otherwise when the config crosses the threshold.
-            let mut hasher = key.build_hasher();
-            hasher.write_u8(u8::from(compress));
-            for slice in text.slices(range.clone()) {
-                hasher.write(slice);
-            }
-            let id = [hasher.finish(), range.len() as u64];
+            let (id, hashed) = identity(key, compress, &text, &summaries, range.clone());
             match previous.get(&id) {
-                Some(cached) => Ok((id, Ok(cached.clone()), range.len())),
+                Some(cached) => Ok((id, Ok(cached.clone()), range.len(), hashed)),
                 None => {
                     let bytes = text.copy(range.clone());
                     let as_text = String::from_utf8_lossy(&bytes);
@@ -284,7 +384,7 @@ pub fn store(
                         first_line_hash: first_line_hash(&bytes),
                         bytes: Arc::new(encode(&as_text, config_len)?),
                     };
-                    Ok((id, Err(stored), bytes.len()))
+                    Ok((id, Err(stored), bytes.len(), hashed))
                 }
             }
         })
@@ -293,7 +393,8 @@ pub fn store(
     let mut used_names: BTreeMap<String, usize> = BTreeMap::new();
     let (mut reused, mut stored) = (0, 0);
     let mut out = Vec::with_capacity(found.len());
-    for (i, (id, entry, text_len)) in found.into_iter().enumerate() {
+    for (i, (id, entry, text_len, hashed)) in found.into_iter().enumerate() {
+        bytes_read += hashed;
         let entry = match entry {
             Ok(cached) => {
                 reused += 1;
@@ -327,7 +428,130 @@ pub fn store(
     cache.by_identity = kept;
     cache.reused = reused;
     cache.stored = stored;
+    cache.bytes_read = bytes_read;
     Ok(out)
+}
+
+/// The identity of segment `range` of `text` ([`SegmentCache::key`]) and the bytes hashed
+/// for it: a whole chunk of a cached part counts by its hash, other text by its bytes. So
+/// the same text in other chunks has another identity (it is stored again, to the same
+/// bytes), never two texts the same one: each piece is written with its kind and length.
+fn identity(
+    key: &RandomState,
+    compress: bool,
+    text: &ChunkText<'_>,
+    summaries: &[&ChunkSummary],
+    range: Range<usize>,
+) -> ([u64; 2], usize) {
+    let mut hasher = key.build_hasher();
+    // The same text is stored otherwise when the config crosses the threshold.
+    hasher.write_u8(u8::from(compress));
+    let mut hashed = 0;
+    if !range.is_empty() {
+        let first = text.chunk_of(range.start);
+        let chunks = text.chunks[first..].iter().zip(&text.starts[first..]);
+        for ((chunk, &start), summary) in chunks.zip(&summaries[first..]) {
+            if start >= range.end {
+                break;
+            }
+            let from = range.start.saturating_sub(start);
+            let to = (range.end - start).min(chunk.len());
+            match summary.hash {
+                Some(hash) if from == 0 && to == chunk.len() => {
+                    hasher.write_u8(1);
+                    hasher.write_u64(hash);
+                    hasher.write_usize(chunk.len());
+                }
+                _ => {
+                    hasher.write_u8(0);
+                    hasher.write_usize(to - from);
+                    hasher.write(&chunk[from..to]);
+                    hashed += to - from;
+                }
+            }
+        }
+    }
+    ([hasher.finish(), range.len() as u64], hashed)
+}
+
+impl SegmentCache {
+    /// Learns what it does not know yet of the cached parts among `chunks` (none empty), on
+    /// every core, and forgets the parts not among them; returns the summaries of the other
+    /// chunks (the frame's, made afresh; an empty one in place of each part) and the bytes
+    /// read.
+    fn learn(&mut self, chunks: &[Chunk<'_>]) -> (Vec<ChunkSummary>, usize) {
+        let finder = memchr::memmem::Finder::new(JOB_LINE);
+        let mut previous = std::mem::take(&mut self.parts);
+        let mut known = HashMap::with_capacity(chunks.len());
+        let mut unknown: Vec<(usize, &RenderedPart, &str)> = Vec::new();
+        for chunk in chunks {
+            if let Some(part) = chunk.part {
+                let address = Arc::as_ptr(part) as usize;
+                if known.contains_key(&address) {
+                    continue;
+                }
+                match previous.remove(&address) {
+                    Some(part) => {
+                        known.insert(address, part);
+                    }
+                    None => unknown.push((address, part, chunk.text)),
+                }
+            }
+        }
+        let key = &self.key;
+        let learnt: Vec<(usize, KnownPart)> = unknown
+            .par_iter()
+            .map(|&(address, part, text)| {
+                let summary = ChunkSummary {
+                    hash: Some(key.hash_one(text.as_bytes())),
+                    job_lines: job_lines(text.as_bytes(), &finder),
+                };
+                let part = KnownPart {
+                    _part: part.clone(),
+                    summary,
+                };
+                (address, part)
+            })
+            .collect();
+        let mut read: usize = unknown.iter().map(|(_, _, text)| text.len()).sum();
+        known.extend(learnt);
+        let frames: Vec<ChunkSummary> = chunks
+            .par_iter()
+            .map(|chunk| match chunk.part {
+                Some(_) => ChunkSummary::default(),
+                None => ChunkSummary {
+                    hash: None,
+                    job_lines: job_lines(chunk.text.as_bytes(), &finder),
+                },
+            })
+            .collect();
+        read += chunks
+            .iter()
+            .filter(|c| c.part.is_none())
+            .map(|c| c.text.len())
+            .sum::<usize>();
+        self.parts = known;
+        (frames, read)
+    }
+
+    /// The summary of each of `chunks`: a cached part's as [`SegmentCache::learn`] kept it,
+    /// the others' from `frames`.
+    fn summaries<'s>(
+        &'s self,
+        chunks: &[Chunk<'_>],
+        frames: &'s [ChunkSummary],
+    ) -> Vec<&'s ChunkSummary> {
+        chunks
+            .iter()
+            .zip(frames)
+            .map(|(chunk, frame)| {
+                chunk
+                    .part
+                    .and_then(|part| self.parts.get(&(Arc::as_ptr(part) as usize)))
+                    .map_or(frame, |known| &known.summary)
+            })
+            .collect()
+    }
 }
 
 /// The name of the segment Secret of `head` whose text begins with a line of hash
@@ -402,33 +626,76 @@ impl ChunkText<'_> {
         for (chunk, &start) in self.chunks.iter().zip(&self.starts) {
             found.extend(finder.find_iter(chunk).map(|i| start + i));
         }
-        // An occurrence across chunks: searched for in a window around each chunk boundary.
-        let reach = JOB_LINE.len() - 1;
-        for &boundary in self.starts.iter().skip(1) {
-            let from = boundary.saturating_sub(reach);
-            let window = self.copy(from..(boundary + reach).min(self.len));
-            found.extend(
-                finder
-                    .find_iter(&window)
-                    .map(|i| from + i)
-                    .filter(|&at| at < boundary && at + JOB_LINE.len() > boundary),
-            );
-        }
+        found.extend(self.job_lines_across_chunks(&finder));
         found.sort_unstable();
         found.dedup();
         let mut head = Vec::with_capacity(LINE_HEAD_BYTES);
         found
             .into_iter()
-            .filter_map(|at| {
-                let line_start = self.line_start_before_blanks(at)?;
-                let end = self.line_end(line_start).min(line_start + LINE_HEAD_BYTES);
-                head.clear();
-                for slice in self.slices(line_start..end) {
-                    head.extend_from_slice(slice);
-                }
-                starts_segment(&head).then_some(line_start)
-            })
+            .filter_map(|at| self.segment_start_at(at, &mut head))
             .collect()
+    }
+
+    /// [`ChunkText::job_lines_starting_segments`] from each chunk's [`ChunkSummary`]
+    /// (`summaries`, index for index): only what a chunk could not tell alone is looked at
+    /// in the text.
+    fn segment_starts(&self, summaries: &[&ChunkSummary]) -> Vec<usize> {
+        let finder = memchr::memmem::Finder::new(JOB_LINE);
+        let mut head = Vec::with_capacity(LINE_HEAD_BYTES);
+        let mut starts = Vec::new();
+        for (i, summary) in summaries.iter().enumerate() {
+            let base = self.starts[i];
+            let after_line_break = i == 0 || self.chunks[i - 1].last() == Some(&b'\n');
+            for line in &summary.job_lines {
+                let start = match *line {
+                    JobLine::Starts(at) => Some(base + at),
+                    JobLine::AtChunkStart { starts, .. } if after_line_break => {
+                        starts.then_some(base)
+                    }
+                    JobLine::AtChunkStart { occurrence: at, .. } | JobLine::Undecided(at) => {
+                        self.segment_start_at(base + at, &mut head)
+                    }
+                };
+                starts.extend(start);
+            }
+        }
+        for at in self.job_lines_across_chunks(&finder) {
+            starts.extend(self.segment_start_at(at, &mut head));
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        starts
+    }
+
+    /// The occurrences of [`JOB_LINE`] that begin in one chunk and end in another: searched
+    /// for in a window around each boundary that does not follow a line break (the job line
+    /// holds none, so none crosses those).
+    fn job_lines_across_chunks(&self, finder: &memchr::memmem::Finder<'_>) -> Vec<usize> {
+        let reach = JOB_LINE.len() - 1;
+        let mut found = Vec::new();
+        let mut window = Vec::with_capacity(2 * reach);
+        for (i, &boundary) in self.starts.iter().enumerate().skip(1) {
+            if self.chunks[i - 1].last() == Some(&b'\n') {
+                continue;
+            }
+            let from = boundary.saturating_sub(reach);
+            let bytes = self.bytes(from..(boundary + reach).min(self.len), &mut window);
+            found.extend(
+                finder
+                    .find_iter(bytes)
+                    .map(|i| from + i)
+                    .filter(|&at| at < boundary && at + JOB_LINE.len() > boundary),
+            );
+        }
+        found
+    }
+
+    /// The start of the line of the occurrence of [`JOB_LINE`] at `at`, when that line starts
+    /// a segment ([`starts_segment`]); `head` is a buffer.
+    fn segment_start_at(&self, at: usize, head: &mut Vec<u8>) -> Option<usize> {
+        let line_start = self.line_start_before_blanks(at)?;
+        let end = self.line_end(line_start).min(line_start + LINE_HEAD_BYTES);
+        starts_segment(self.bytes(line_start..end, head)).then_some(line_start)
     }
 
     /// The start of the line at `at` when only blanks (no newline) come before `at` on it.
@@ -592,6 +859,116 @@ mod tests {
         assert_eq!(changed.len(), 1, "{changed:?}");
         let names = |s: &[StoredSegment]| s.iter().map(|s| s.secret.clone()).collect::<Vec<_>>();
         assert_eq!(names(&before), names(&after));
+    }
+
+    /// `text` as cached parts cut every `size` bytes (inside lines too), the first
+    /// `frame_lines` lines kept as frame.
+    fn as_parts(text: &str, frame_lines: usize, size: usize) -> (String, Vec<RenderedPart>) {
+        let frame_end: usize = text
+            .split_inclusive('\n')
+            .take(frame_lines)
+            .map(str::len)
+            .sum();
+        let parts = text.as_bytes()[frame_end..]
+            .chunks(size)
+            .map(|c| Arc::new(Ok(std::str::from_utf8(c).expect("ASCII").to_owned())))
+            .collect();
+        (text[..frame_end].to_owned(), parts)
+    }
+
+    fn chunks_of<'a>(frame: &'a str, parts: &'a [RenderedPart]) -> Vec<Chunk<'a>> {
+        std::iter::once(Chunk::from(frame))
+            .chain(parts.iter().map(|part| Chunk {
+                text: part.as_ref().as_ref().map_or("", String::as_str),
+                part: Some(part),
+            }))
+            .collect()
+    }
+
+    /// What the cache keeps of each part gives the segments of the text laid out, byte for
+    /// byte, however the parts cut it (at lines, inside lines, inside `- job_name:`, with
+    /// blanks before a job line in the part before), and an edit of one part reads that
+    /// part and the frame only.
+    #[test]
+    fn cached_parts_give_the_segments_of_the_text_and_an_edit_reads_only_its_part() {
+        let mut text = config(3000, 20, "ns");
+        // A job line whose blanks begin in one part and whose dash is in the next.
+        text = text.replace(
+            "    - job_name: serviceMonitor/ns/m700/0\n",
+            "    - job_name: serviceMonitor/ns/m700/0\n  \n    - job_name: x\n",
+        );
+        for size in [4096, 1000, 333, 37] {
+            let (frame, mut parts) = as_parts(&text, 6, size);
+            let mut cache = SegmentCache::default();
+            let stored =
+                store_chunks("h", &chunks_of(&frame, &parts), Some(&mut cache)).expect("stored");
+            assert_eq!(
+                stored,
+                store("h", &[&text], None).expect("stored"),
+                "{size}"
+            );
+            assert_eq!(cache.stored, stored.len());
+
+            // The same parts again: nothing stored, nothing read but the frame and the parts
+            // a cut falls in (the cuts are at job lines, which these parts cut across).
+            let again =
+                store_chunks("h", &chunks_of(&frame, &parts), Some(&mut cache)).expect("stored");
+            assert_eq!(again, stored);
+            assert_eq!(cache.stored, 0);
+            let read_at_cuts = 2 * stored.len() * size + frame.len();
+            assert!(cache.bytes_read <= read_at_cuts, "{}", cache.bytes_read);
+            assert!(cache.bytes_read < text.len() / 4, "{}", cache.bytes_read);
+
+            // One part edited: a job line added in it, so it starts a segment or not.
+            let at = parts.len() / 2;
+            let edited = format!(
+                "{}\n    - job_name: edited/{size}\n",
+                parts[at].as_ref().as_ref().expect("text")
+            );
+            parts[at] = Arc::new(Ok(edited));
+            let chunks = chunks_of(&frame, &parts);
+            let after = store_chunks("h", &chunks, Some(&mut cache)).expect("stored");
+            let whole: String = chunks.iter().map(|c| c.text).collect();
+            assert_eq!(
+                after,
+                store("h", &[&whole], None).expect("stored"),
+                "{size}"
+            );
+            assert!(cache.stored <= 2, "{} stored", cache.stored);
+            assert!(
+                cache.bytes_read <= read_at_cuts + 2 * size + 64,
+                "{}",
+                cache.bytes_read
+            );
+        }
+    }
+
+    /// Parts of whole jobs, as a cached config's are: a store of the same parts again reads
+    /// the frame alone.
+    #[test]
+    fn parts_of_whole_jobs_are_not_read_again() {
+        let text = config(3000, 20, "ns");
+        let frame_end = text.find("    - job_name:").expect("a job");
+        let parts: Vec<RenderedPart> = text[frame_end..]
+            .split_inclusive('\n')
+            .fold(Vec::<String>::new(), |mut jobs, line| {
+                match jobs.last_mut() {
+                    Some(job) if !line.contains("job_name") => job.push_str(line),
+                    _ => jobs.push(line.to_owned()),
+                }
+                jobs
+            })
+            .into_iter()
+            .map(|job| Arc::new(Ok(job)))
+            .collect();
+        let frame = &text[..frame_end];
+        let mut cache = SegmentCache::default();
+        let first = store_chunks("h", &chunks_of(frame, &parts), Some(&mut cache)).expect("stored");
+        assert_eq!(first, store("h", &[&text], None).expect("stored"));
+        let again = store_chunks("h", &chunks_of(frame, &parts), Some(&mut cache)).expect("stored");
+        assert_eq!(again, first);
+        // The frame, searched for job lines then hashed.
+        assert_eq!((cache.stored, cache.bytes_read), (0, 2 * frame.len()));
     }
 
     #[test]

@@ -256,6 +256,10 @@ struct EditResult {
     segments: (usize, usize, usize),
     /// The bytes of the Secrets an edit writes (the changed segments and the head), median.
     written_bytes: Vec<usize>,
+    /// The incremental store reading every part again (as before parts were remembered).
+    reread_store: Vec<Duration>,
+    /// The bytes of text an edit's store read (the changed parts and the frame), median.
+    read_bytes: Vec<usize>,
     /// The bytes of every Secret of the config.
     stored_bytes: usize,
     config_bytes: usize,
@@ -298,15 +302,24 @@ fn measure_edits(args: &Args) -> Result<EditResult> {
     let mut split_segments = SegmentCache::default();
     let head = format!("{agent_name}-config");
     let (first, _) = split.render(&discovery.hierarchy)?.context("no config")?;
-    let mut previous = segments::store(&head, &first.text.chunks(), Some(&mut split_segments))?;
+    let mut previous = segments::store_chunks(
+        &head,
+        &first.text.chunks_with_parts(),
+        Some(&mut split_segments),
+    )?;
     let t = Instant::now();
     segments::store(&head, &first.text.chunks(), None)?;
     let full_store = t.elapsed();
+    // The same segments with every part read again at each edit, as before the segment cache
+    // remembered parts: timed beside the other, edit for edit.
+    let mut reread_segments = SegmentCache::default();
+    segments::store(&head, &first.text.chunks(), Some(&mut reread_segments))?;
+    let mut reread_t = Vec::new();
 
     let (mut discover_t, mut plan_t, mut render_t, mut store_t) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut hits, mut misses, mut segment_counts, mut config_bytes) = (0, 0, (0, 0, 0), 0);
-    let (mut written_bytes, mut stored_bytes) = (Vec::new(), 0);
+    let (mut written_bytes, mut stored_bytes, mut read_bytes) = (Vec::new(), 0, Vec::new());
     for edit in 0..args.edits.max(1) {
         // Spread the edits over the list; each bumps resourceVersion, as the API server does.
         let monitors = store.objects::<api::ServiceMonitor>();
@@ -333,9 +346,22 @@ fn measure_edits(args: &Args) -> Result<EditResult> {
         let (text, stats) = split.render(&discovery.hierarchy)?.context("no config")?;
         render_t.push(t.elapsed());
         let t = Instant::now();
-        // From the parts, as plan_with_metrics does: the cached text is never laid out.
-        let stored = segments::store(&head, &text.text.chunks(), Some(&mut split_segments))?;
+        // From the parts, as plan_with_metrics does: the cached text is never laid out, and
+        // the parts it held before are not read again.
+        let stored = segments::store_chunks(
+            &head,
+            &text.text.chunks_with_parts(),
+            Some(&mut split_segments),
+        )?;
         store_t.push(t.elapsed());
+        read_bytes.push(split_segments.bytes_read);
+        let t = Instant::now();
+        let reread = segments::store(&head, &text.text.chunks(), Some(&mut reread_segments))?;
+        reread_t.push(t.elapsed());
+        ensure!(
+            reread == stored,
+            "the segments differ when every part is read again"
+        );
         (hits, misses, config_bytes) = (stats.hits, stats.misses, text.text.len());
         segment_counts = (split_segments.reused, split_segments.stored, stored.len());
         written_bytes.push(bytes_written(&previous, &stored));
@@ -371,11 +397,13 @@ fn measure_edits(args: &Args) -> Result<EditResult> {
         cached_plan: plan_t,
         cached_render: render_t,
         incremental_store: store_t,
+        reread_store: reread_t,
         full_store,
         hits,
         misses,
         segments: segment_counts,
         written_bytes,
+        read_bytes,
         stored_bytes,
         config_bytes,
     })
@@ -505,13 +533,19 @@ fn print_edit(e: &EditResult) {
         ms(median(&e.cached_render))
     );
     println!(
-        "| its segments, incremental, from the pieces ({} of {} segments reused, {} stored: {} written per edit, of {} stored) | {} ms |",
+        "| its segments, incremental, from the pieces ({} of {} segments reused, {} stored: {} of text read, {} written per edit, of {} stored) | {} ms |",
         e.segments.0,
         e.segments.2,
         e.segments.1,
+        size(median_bytes(&e.read_bytes)),
         size(median_bytes(&e.written_bytes)),
         size(e.stored_bytes),
         ms(median(&e.incremental_store))
+    );
+    println!(
+        "| for comparison: the same, every part read again (hashed and searched: {}) | {} ms |",
+        size(e.config_bytes),
+        ms(median(&e.reread_store))
     );
     println!(
         "| **re-plan with the cache** (the two above, plus the other configs and workloads) | **{} ms** |",
