@@ -364,13 +364,14 @@ pub fn store_chunks(
     let (frames, mut bytes_read) = cache.learn(&chunks);
     let summaries = cache.summaries(&chunks, &frames);
     let ranges = if text.len <= WHOLE_UP_TO_BYTES {
-        Vec::from([0..text.len])
+        let whole = 0..text.len;
+        Vec::from([whole])
     } else {
         cut_at(&text, text.segment_starts(&summaries))
     };
     let key = &cache.key;
     let previous = &cache.by_identity;
-    let found: Vec<([u64; 2], Result<Cached, Cached>, usize, usize)> = ranges
+    let found: Vec<FoundSegment> = ranges
         .par_iter()
         .map(|range| {
             let (id, hashed) = identity(key, compress, &text, &summaries, range.clone());
@@ -431,6 +432,10 @@ pub fn store_chunks(
     cache.bytes_read = bytes_read;
     Ok(out)
 }
+
+/// A segment's identity, its stored form (`Ok` when found in the cache, `Err` when stored
+/// anew), its text's length and the bytes hashed to identify it.
+type FoundSegment = ([u64; 2], Result<Cached, Cached>, usize, usize);
 
 /// The identity of segment `range` of `text` ([`SegmentCache::key`]) and the bytes hashed
 /// for it: a whole chunk of a cached part counts by its hash, other text by its bytes. So
