@@ -261,25 +261,28 @@ pub struct AlloySpec {
     /// on this field says so. See docs/alloy.md, "Native or static".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_format: Option<AlloyConfigFormat>,
-    /// Alloy clustering of the metrics pods: with `enabled: true` (and `configFormat:
-    /// native`), the operator runs one metrics StatefulSet of `spec.metrics.shards` pods that
-    /// form one Alloy cluster and share the scrape targets through its consistent-hash ring,
-    /// instead of one StatefulSet per shard with hashmod rules: changing `shards` changes only
-    /// the StatefulSet's replica count (about 1/N of the targets move, the config stays the
-    /// same). `spec.metrics.replicas` above 1 cannot be combined with it yet (refused by
-    /// name); with `configFormat: static`, or metrics that stay static, it is not used (a
-    /// warning says so). See docs/alloy.md, "Clustering".
+    /// Alloy clustering of the metrics pods: with `enabled: true` (and the native config
+    /// format), each of the `spec.metrics.replicas` replicas (default 1) is one Alloy cluster:
+    /// a StatefulSet of `spec.metrics.shards` pods that share the scrape targets through the
+    /// cluster's consistent-hash ring, instead of one StatefulSet per shard with hashmod rules.
+    /// Each cluster scrapes every target once, and its samples carry its replica label
+    /// (`__replica__: replica-<r>`, `replicaExternalLabelName`), as each replica's do without
+    /// clustering. A cluster's pods find each other through its own headless Service
+    /// `<agent>-replica-<r>` and run under their own `--cluster.name`, so clusters never merge.
+    /// Changing `shards` changes only the StatefulSets' replica counts (about 1/N of the
+    /// targets move, the config stays the same). With `configFormat: static`, or metrics that
+    /// stay static, it is not used (a warning says so). See docs/alloy.md, "Clustering".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clustering: Option<AlloyClustering>,
 }
 
-/// Alloy clustering of the metrics StatefulSet (`spec.alloy.clustering`).
+/// Alloy clustering of the metrics StatefulSets (`spec.alloy.clustering`).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AlloyClustering {
-    /// Whether the metrics pods form one Alloy cluster that shares the targets (`alloy run
-    /// --cluster.enabled`, `clustering { enabled = true }` in every `prometheus.scrape`).
-    /// Defaults to false.
+    /// Whether each replica's metrics pods form one Alloy cluster that shares the targets
+    /// (`alloy run --cluster.enabled`, `clustering { enabled = true }` in every
+    /// `prometheus.scrape`). Defaults to false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub enabled: bool,
 }

@@ -485,11 +485,11 @@ fn sharded_agents_export_and_inexpressible_ones_fail_alone() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A clustered agent's StatefulSet pods run one config (the cluster shares the targets): one
-/// file, and README.txt says the cluster's join address is the operator's Service, to be
-/// replaced. An agent the operator refuses to plan workloads for is not exported.
+/// A clustered agent's StatefulSet pods run one config per cluster (a cluster shares the
+/// targets): one file per replica's cluster, each with its own replica label, and README.txt
+/// says the cluster's join address is the operator's Service, to be replaced.
 #[test]
-fn a_clustered_agent_exports_one_file_and_says_how_it_joins() {
+fn a_clustered_agent_exports_one_file_per_cluster_and_says_how_it_joins() {
     let alloy = alloy_binary();
     let dir = scratch("clustering");
     let input = root().join("testdata/workloads/alloy-clustering/input.yaml");
@@ -504,10 +504,25 @@ fn a_clustered_agent_exports_one_file_and_says_how_it_joins() {
         &dir,
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
+    assert!(out.status.success(), "{stderr}");
+    // Two replicas: two clusters, one config each, told apart by the replica label.
+    let ha = tree(&dir.join("exported/monitoring/ha"));
+    let names: Vec<&str> = ha.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "README.txt",
+            "ha-replica-1.alloy",
+            "ha.alloy",
+            "secrets.yaml"
+        ]
+    );
+    assert!(ha["ha.alloy"].contains(r#"__replica__ = "replica-0""#));
+    assert!(ha["ha-replica-1.alloy"].contains(r#"__replica__ = "replica-1""#));
     assert!(
-        stderr.contains("GrafanaAgent monitoring/ha: not exported"),
-        "{stderr}"
+        ha["README.txt"].contains("--cluster.join-addresses=ha-replica-1.monitoring.svc:8080"),
+        "{}",
+        ha["README.txt"]
     );
     let files = tree(&dir.join("exported/monitoring/clustered"));
     let names: Vec<&str> = files.keys().map(String::as_str).collect();
@@ -515,7 +530,7 @@ fn a_clustered_agent_exports_one_file_and_says_how_it_joins() {
     let readme = &files["README.txt"];
     assert!(
         readme.contains("3 Alloy instances (pods), each with clustered.alloy")
-            && readme.contains("--cluster.join-addresses=clustered-operated.monitoring.svc:8080")
+            && readme.contains("--cluster.join-addresses=clustered-replica-0.monitoring.svc:8080")
             && readme.contains("give them a headless Service of their own"),
         "{readme}"
     );

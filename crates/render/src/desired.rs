@@ -294,6 +294,23 @@ pub fn statefulset_name(agent: &str, shard: i32) -> String {
     }
 }
 
+/// The StatefulSet of replica `replica`'s Alloy cluster (`spec.alloy.clustering`): replica 0
+/// is `<agent>`, shard 0's name, so that turning clustering on keeps that StatefulSet; the
+/// others are `<agent>-replica-<r>`.
+pub fn cluster_statefulset_name(agent: &str, replica: i32) -> String {
+    if replica == 0 {
+        agent.to_owned()
+    } else {
+        format!("{agent}-replica-{replica}")
+    }
+}
+
+/// The headless Service through which the pods of replica `replica`'s Alloy cluster, and
+/// only they, find each other: `<agent>-replica-<r>`.
+pub fn cluster_peers_service_name(agent: &str, replica: i32) -> String {
+    format!("{agent}-replica-{replica}")
+}
+
 /// `<agent>-logs`.
 pub fn logs_daemonset_name(agent: &str) -> String {
     format!("{agent}-logs")
@@ -310,11 +327,12 @@ pub fn integrations_workload_name(agent: &str, all_nodes: bool) -> String {
 
 /// Every object (kind and name) the GrafanaAgent `agent` may generate, from its spec alone:
 /// the assets Secret; with `spec.metrics.instanceSelector` set, the metrics config Secret,
-/// Service and every shard's StatefulSet (shards capped at the schema's maximum); with
-/// `spec.logs.instanceSelector` set, the logs config Secret and DaemonSet; with
-/// `spec.integrations.selector` set, both integrations workloads and their configs; with any
-/// of them, the config loader's Role and RoleBinding. A plan
-/// holds no object outside these. Two agents of a namespace collide when these share an
+/// Service and every shard's StatefulSet (shards capped at the schema's maximum), and with
+/// `spec.alloy.clustering.enabled` every replica's cluster StatefulSet and Service (replicas
+/// capped likewise); with `spec.logs.instanceSelector` set, the logs config Secret and
+/// DaemonSet; with `spec.integrations.selector` set, both integrations workloads and their
+/// configs; with any of them, the config loader's Role and RoleBinding. A plan holds no
+/// object outside these. Two agents of a namespace collide when these share an
 /// entry (issue 38, item 6): every name starts with its agent's name, so only agents one of
 /// whose names starts with the other's can. From the spec, not from the instances selected,
 /// so that creating a LogsInstance never moves a rejection from one agent to another.
@@ -357,6 +375,31 @@ pub fn generated_names(agent: &GrafanaAgent) -> Vec<(ManagedKind, String)> {
             .clamp(1, api::schema::MAX_METRICS_SHARDS);
         for shard in 0..shards {
             names.push((ManagedKind::StatefulSet, statefulset_name(name, shard)));
+        }
+        // Alloy clustering: one StatefulSet (replica 0's is shard 0's) and one Service per
+        // replica.
+        let clustering = spec
+            .alloy
+            .as_ref()
+            .and_then(|a| a.clustering.as_ref())
+            .is_some_and(|c| c.enabled);
+        if clustering {
+            let replicas = m
+                .replicas
+                .unwrap_or(1)
+                .clamp(1, api::schema::MAX_METRICS_REPLICAS);
+            for replica in 0..replicas {
+                if replica > 0 {
+                    names.push((
+                        ManagedKind::StatefulSet,
+                        cluster_statefulset_name(name, replica),
+                    ));
+                }
+                names.push((
+                    ManagedKind::Service,
+                    cluster_peers_service_name(name, replica),
+                ));
+            }
         }
     }
     if logs {

@@ -1,12 +1,13 @@
 //! The one expansion the config loader (`agent-operator config-loader`) applies to agent.yml
 //! before it writes the file: the operator's own pod variables, and nothing else.
 //!
-//! The operator writes four references into configs for the pods to fill in
+//! The operator writes five references into configs for the pods to fill in
 //! ([`crate::expansion::ConfigString::PodVariable`]): `$(SHARD)` and `$(SHARDS)` (the
 //! `hashmod` sharding rule, and users' own rules in `additionalScrapeConfigs`),
-//! `$(SHARD_BUCKETS)` (the `consistent` sharding rule) and
-//! `replica-$(STATEFULSET_ORDINAL_NUMBER)` (the replica label). [`substitute`] replaces
-//! exactly these, from the loader's environment; `STATEFULSET_ORDINAL_NUMBER` is not read from
+//! `$(SHARD_BUCKETS)` (the `consistent` sharding rule),
+//! `replica-$(STATEFULSET_ORDINAL_NUMBER)` (the replica label) and `replica-$(CLUSTER_REPLICA)`
+//! (the replica label of an Alloy cluster's pods, which share one replica per StatefulSet).
+//! [`substitute`] replaces exactly these, from the loader's environment; `STATEFULSET_ORDINAL_NUMBER` is not read from
 //! the environment but taken from `POD_NAME`'s last `-N`, as prometheus-config-reloader's
 //! `--statefulset-ordinal-from-envvar=POD_NAME` did.
 //!
@@ -35,12 +36,17 @@
 use std::collections::BTreeMap;
 
 /// The references [`substitute`] replaces, by name (`$(NAME)` in the text).
-pub const OPERATOR_VARIABLES: [&str; 4] = [
+pub const OPERATOR_VARIABLES: [&str; 5] = [
     "SHARD",
     "SHARDS",
     crate::sharding::SHARD_BUCKETS_ENV,
     STATEFULSET_ORDINAL_NUMBER,
+    CLUSTER_REPLICA,
 ];
+
+/// The replica an Alloy cluster's pods share (`spec.alloy.clustering`: one cluster, one
+/// StatefulSet, per replica), set as a plain value on every pod of the cluster's StatefulSet.
+pub const CLUSTER_REPLICA: &str = "CLUSTER_REPLICA";
 
 /// The replica label's variable, derived from [`POD_NAME`].
 pub const STATEFULSET_ORDINAL_NUMBER: &str = "STATEFULSET_ORDINAL_NUMBER";
@@ -171,6 +177,7 @@ mod tests {
             ("SHARD", "2"),
             ("SHARDS", "4"),
             ("SHARD_BUCKETS", "([0-9]|1[0-5])"),
+            ("CLUSTER_REPLICA", "1"),
             ("POD_NAME", "agent-shard-2-7"),
             ("HOSTNAME", "agent-shard-2-7"),
             ("SECRET_TOKEN", "hunter2"),
@@ -313,11 +320,11 @@ mod tests {
     fn every_operator_reference_the_renderer_writes_is_one() {
         use crate::config::metrics::global::REPLICA_LABEL_VALUE;
         use crate::expansion::SHARD_VARIABLES;
-        for reference in SHARD_VARIABLES
-            .iter()
-            .copied()
-            .chain([REPLICA_LABEL_VALUE, "$(SHARD_BUCKETS)"])
-        {
+        for reference in SHARD_VARIABLES.iter().copied().chain([
+            REPLICA_LABEL_VALUE,
+            crate::alloy_native::metrics::CLUSTER_REPLICA_VALUE,
+            "$(SHARD_BUCKETS)",
+        ]) {
             let substituted = substitute(reference, &pod_env()).expect("substitutes");
             assert!(!substituted.contains("$("), "{reference} -> {substituted}");
         }

@@ -585,9 +585,10 @@ fn remote_write(
         let labels = labels
             .iter()
             .map(|(k, v)| match v {
-                ConfigString::PodVariable(value) if clustered && value == REPLICA_LABEL_VALUE => {
-                    (k.clone(), Expr::string(CLUSTER_REPLICA_VALUE))
-                }
+                ConfigString::PodVariable(value) if clustered && value == REPLICA_LABEL_VALUE => (
+                    k.clone(),
+                    Expr::PodVariable(CLUSTER_REPLICA_VALUE.to_owned()),
+                ),
                 _ => (k.clone(), config_string(v)),
             })
             .collect();

@@ -12,6 +12,9 @@ use crate::discover::Hierarchy;
 
 /// The shard a metrics pod belongs to (`"0"` for every other pod that has it).
 pub const SHARD_LABEL: &str = "operator.agent.grafana.com/shard";
+/// The replica whose Alloy cluster a clustered metrics pod belongs to (`spec.alloy.clustering`):
+/// it selects the pods of one cluster for its StatefulSet and its peers' Service.
+pub const CLUSTER_REPLICA_LABEL: &str = "operator.agent.grafana.com/replica";
 /// Which subsystem a pod runs: `metrics`, `logs` or `integrations`.
 pub const TYPE_LABEL: &str = "operator.agent.grafana.com/type";
 /// The operator's version, on pods only: never in selectors nor on the workloads, so an

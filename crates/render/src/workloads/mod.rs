@@ -161,8 +161,10 @@ pub fn plan(h: &Hierarchy, opts: &PlanOptions, integrations: &Accepted) -> Workl
             .map_err(|r| vec![r])
             .and_then(|()| metrics::objects(&cx));
         match objects {
-            Ok((service, statefulsets)) => {
-                add(Subsystem::Metrics, DesiredObject::Service(service));
+            Ok((services, statefulsets)) => {
+                for service in services {
+                    add(Subsystem::Metrics, DesiredObject::Service(service));
+                }
                 for s in statefulsets {
                     add(Subsystem::Metrics, DesiredObject::StatefulSet(s));
                 }
