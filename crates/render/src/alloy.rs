@@ -48,17 +48,8 @@ pub fn runtime(h: &Hierarchy) -> Runtime {
     h.agent.spec.runtime.unwrap_or_default()
 }
 
-/// Whether `h`'s metrics StatefulSets run a config in Alloy's own syntax
-/// ([`crate::alloy_native`]): runtime `alloy` without `spec.alloy.configFormat: static`, and no
-/// selected MetricsInstance whose `additionalScrapeConfigs` (raw Prometheus jobs) hold what
-/// the native writer does not translate (such an agent's metrics stay static, [`warnings`]
-/// says so). The config and the pods' arguments both follow this one answer.
-pub fn native_metrics(h: &Hierarchy) -> bool {
-    native_requested(h) && not_native(h).next().is_none()
-}
-
 /// Whether `h` asks for Alloy's own syntax: runtime `alloy` with `spec.alloy.configFormat`
-/// `native` or unset (each workload's config then follows its own rule: [`native_metrics`],
+/// `native` or unset (each workload's config then follows its own rule: `crate::alloy_native::native_metrics`,
 /// [`native_logs`], `crate::alloy_native::integrations::native_integrations`).
 pub fn native_requested(h: &Hierarchy) -> bool {
     runtime(h) == Runtime::Alloy && h.agent.spec.alloy_config_format() == AlloyConfigFormat::Native
@@ -70,26 +61,9 @@ fn static_chosen(h: &Hierarchy) -> bool {
     runtime(h) == Runtime::Alloy && h.agent.spec.alloy_config_format() == AlloyConfigFormat::Static
 }
 
-/// What keeps an agent's metrics static under `configFormat: native`: each selected
-/// MetricsInstance whose `additionalScrapeConfigs` (raw Prometheus jobs) hold a field the
-/// native writer does not translate, with why (`crate::alloy_native::additional`).
-fn not_native(h: &Hierarchy) -> impl Iterator<Item = (InputRef, &'static str, String)> + '_ {
-    const FIELD: &str = "spec.additionalScrapeConfigs";
-    h.metrics.iter().filter_map(|node| {
-        let why = crate::alloy_native::additional::why_static(&h.assets, node, FIELD)?;
-        Some((node.instance_ref(), FIELD, why))
-    })
-}
-
-/// Whether `h`'s metrics pods form one Alloy cluster that shares the targets
-/// (`spec.alloy.clustering.enabled`, docs/alloy.md "Clustering"): only when the metrics
-/// config is native ([`native_metrics`]), since the static converter always writes clustering
-/// off. The StatefulSet plan, the pods' flags and the scrape components follow this one answer.
-pub fn clustering(h: &Hierarchy) -> bool {
-    clustering_requested(h) && native_metrics(h)
-}
-
-fn clustering_requested(h: &Hierarchy) -> bool {
+/// Whether `h` asks for Alloy clustering (`spec.alloy.clustering.enabled` under runtime
+/// `alloy`); whether it gets it is `crate::alloy_native::clustering`.
+pub fn clustering_requested(h: &Hierarchy) -> bool {
     runtime(h) == Runtime::Alloy
         && h.agent
             .spec
@@ -660,7 +634,14 @@ type IsSet = fn(&api::MetricsInstance) -> bool;
 
 /// What Alloy does differently from the agent with `h`'s objects, each on the object and
 /// field concerned: settings it drops (and what it does instead). Empty for runtime `agent`.
-pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
+/// `metrics_kept_static`: what keeps the metrics config static under `configFormat: native`
+/// (`crate::alloy_native::metrics_kept_static`, asked by the caller: this module sits below
+/// the native writer).
+pub fn warnings(
+    h: &Hierarchy,
+    metrics_kept_static: &[(InputRef, &'static str, String)],
+) -> Vec<Rejection> {
+    let native_metrics = native_requested(h) && metrics_kept_static.is_empty();
     if runtime(h) != Runtime::Alloy {
         return Vec::new();
     }
@@ -734,7 +715,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
         ),
     ];
     // The native config writes the first three (prometheus.remote_write's wal block).
-    let native = native_metrics(h);
+    let native = native_metrics;
     for node in &h.metrics {
         let instance = node.instance.as_ref();
         for (i, (field, set, instead)) in wal_fields.iter().enumerate() {
@@ -756,7 +737,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             "is static, the rollback kept for one release: Alloy converts the generated static-mode configs itself (its converter is a public preview, outside Alloy's compatibility promise) instead of running the configs the operator writes in Alloy's syntax; remove the field to run those (native, the default)",
         ));
     }
-    if clustering_requested(h) && !native_metrics(h) && !h.metrics.is_empty() {
+    if clustering_requested(h) && !native_metrics && !h.metrics.is_empty() {
         let why = if static_chosen(h) {
             "is not used with spec.alloy.configFormat: static (the converter writes clustering off)"
         } else {
@@ -780,12 +761,12 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                 why,
             ));
         }
-        for (object, field, why) in not_native(h) {
+        for (object, field, why) in metrics_kept_static {
             out.push(Rejection::new(
-                object,
+                object.clone(),
                 Reason::AlloyDifference,
-                field.to_owned(),
-                why,
+                (*field).to_owned(),
+                why.clone(),
             ));
         }
     }

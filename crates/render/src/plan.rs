@@ -382,7 +382,7 @@ impl Planner<'_> {
             segments: segment_names,
             subsystem,
             alloy_syntax: match subsystem {
-                Subsystem::Metrics => crate::alloy::native_metrics(self.h),
+                Subsystem::Metrics => crate::alloy_native::native_metrics(self.h),
                 Subsystem::Logs => crate::alloy::native_logs(self.h),
                 Subsystem::IntegrationsDeployment | Subsystem::IntegrationsDaemonSet => {
                     crate::alloy_native::integrations::native_integrations(self.h)
@@ -514,7 +514,7 @@ pub fn plan_with_metrics(
     match metrics {
         MetricsConfig::Rendered(None) => {}
         // Alloy's own syntax: from the whole typed document (no per-monitor cache yet).
-        _ if crate::alloy::native_metrics(h) => match crate::alloy_native::metrics_text(h) {
+        _ if crate::alloy_native::native_metrics(h) => match crate::alloy_native::metrics_text(h) {
             Ok(Some(rendered)) => p.metrics_secret(rendered, None),
             Ok(None) => {}
             Err(e) => p.yaml_failed(Subsystem::Metrics, &e),
@@ -575,10 +575,15 @@ pub fn plan_with_metrics(
     p.rejections.sort();
     p.rejections.dedup();
     let mut status = crate::status::desired(selected, &p.rejections, p.objects.len());
-    let mut warnings = crate::alloy::warnings(selected);
+    let metrics_kept_static: Vec<_> = crate::alloy_native::metrics_kept_static(selected).collect();
+    let native_metrics = crate::alloy::native_requested(selected) && metrics_kept_static.is_empty();
+    let mut warnings = crate::alloy::warnings(selected, &metrics_kept_static);
     warnings.extend(crate::alloy_native::integrations::warnings(selected));
     warnings.extend(workloads::pod_template::unused_settings(selected));
-    warnings.extend(crate::config::metrics::scrape_config::warnings(selected));
+    warnings.extend(crate::config::metrics::scrape_config::warnings(
+        selected,
+        native_metrics,
+    ));
     warnings.extend(config::metrics::monitor_settings::warnings(selected));
     warnings.extend(discovery.warnings.iter().cloned());
     warnings.sort();

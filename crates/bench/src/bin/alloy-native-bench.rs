@@ -45,7 +45,7 @@ fn main() -> Result<()> {
     });
     let h = render::discover(&Arc::new(native_agent), store).hierarchy;
     ensure!(
-        render::alloy::native_metrics(&h),
+        render::alloy_native::native_metrics(&h),
         "the corpus' agent does not qualify for a native config"
     );
     let load_before = loadavg();

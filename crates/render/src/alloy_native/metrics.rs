@@ -48,7 +48,7 @@ pub fn metrics(section: &MetricsSection) -> Result<Body, NativeError> {
 }
 
 /// [`metrics`], for pods of an Alloy cluster when `clustered`
-/// ([`crate::alloy::clustering`]); the instances' `additionalScrapeConfigs` items are
+/// ([`crate::alloy_native::clustering`]); the instances' `additionalScrapeConfigs` items are
 /// written as their other jobs ([`super::additional`]).
 pub fn metrics_of(section: &MetricsSection, clustered: bool) -> Result<Body, NativeError> {
     let mut body = Body::default();
@@ -90,7 +90,7 @@ pub fn metrics_by_monitor(
     rejections: &mut Vec<Rejection>,
 ) -> Result<String, NativeError> {
     let mut text = String::new();
-    let clustered = crate::alloy::clustering(h);
+    let clustered = crate::alloy_native::clustering(h);
     let instances = monitors_by_instance(h, &section.configs, ctx);
     for (instance, (ctx, monitors)) in section.configs.iter().zip(&instances) {
         // The section holds no monitor's job; an additional one is checked against the
@@ -192,7 +192,7 @@ impl MonitorWriter<'_> {
 }
 
 /// The components of `job` of the instance whose components are labelled `prefix`;
-/// `clustered`: for pods of an Alloy cluster ([`crate::alloy::clustering`]).
+/// `clustered`: for pods of an Alloy cluster ([`crate::alloy_native::clustering`]).
 fn job_components(
     job: &ScrapeConfig,
     global: &GlobalConfig,

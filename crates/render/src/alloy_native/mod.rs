@@ -23,6 +23,7 @@ use crate::config;
 use crate::config::metrics::{ScrapeContext, SectionOptions};
 use crate::discover::Hierarchy;
 use crate::expansion::{ConfigString, SHARD_VARIABLES};
+use crate::input_ref::InputRef;
 use crate::render_cache::RenderedText;
 
 pub use metrics::{metrics, metrics_of};
@@ -43,9 +44,38 @@ pub enum NativeError {
     Label(#[from] SyntaxError),
 }
 
+/// Whether `h`'s metrics StatefulSets run a config in Alloy's own syntax: runtime `alloy`
+/// without `spec.alloy.configFormat: static`, and nothing [`metrics_kept_static`] names
+/// (such an agent's metrics stay static, `crate::alloy::warnings` says so). The config and
+/// the pods' arguments both follow this one answer.
+pub fn native_metrics(h: &Hierarchy) -> bool {
+    crate::alloy::native_requested(h) && metrics_kept_static(h).next().is_none()
+}
+
+/// What keeps an agent's metrics static under `configFormat: native`: each selected
+/// MetricsInstance whose `additionalScrapeConfigs` (raw Prometheus jobs) hold a field this
+/// writer does not translate, with why ([`additional::why_static`]).
+pub fn metrics_kept_static(
+    h: &Hierarchy,
+) -> impl Iterator<Item = (InputRef, &'static str, String)> + '_ {
+    const FIELD: &str = "spec.additionalScrapeConfigs";
+    h.metrics.iter().filter_map(|node| {
+        let why = additional::why_static(&h.assets, node, FIELD)?;
+        Some((node.instance_ref(), FIELD, why))
+    })
+}
+
+/// Whether `h`'s metrics pods form one Alloy cluster that shares the targets
+/// (`spec.alloy.clustering.enabled`, docs/alloy.md "Clustering"): only when the metrics
+/// config is native ([`native_metrics`]), since the static converter always writes clustering
+/// off. The StatefulSet plan, the pods' flags and the scrape components follow this one answer.
+pub fn clustering(h: &Hierarchy) -> bool {
+    crate::alloy::clustering_requested(h) && native_metrics(h)
+}
+
 /// The metrics StatefulSets' config of `h` in Alloy's syntax, with what rendering left out;
 /// `None` when the agent has no MetricsInstance. For agents of
-/// [`crate::alloy::native_metrics`].
+/// [`native_metrics`].
 pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> {
     if h.metrics.is_empty() {
         return Ok(None);
@@ -57,7 +87,7 @@ pub fn metrics_text(h: &Hierarchy) -> Result<Option<RenderedText>, NativeError> 
         // Additional jobs are checked against the monitors' job names: the whole section is
         // rendered, as the static config is for such an agent.
         let section = config::metrics::section(h, SectionOptions::METRICS, &mut rejections);
-        let body = metrics::metrics_of(&section, crate::alloy::clustering(h))?;
+        let body = metrics::metrics_of(&section, clustering(h))?;
         crate::alloy_syntax::write_file_keeping(&body, &SHARD_VARIABLES)
     } else {
         let options = SectionOptions {

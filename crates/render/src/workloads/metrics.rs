@@ -1,5 +1,5 @@
 //! Metrics: the governing Service `<agent>-operated` and one StatefulSet per shard
-//! (spec 3.6), or, with Alloy clustering (`spec.alloy.clustering`, [`crate::alloy::clustering`]),
+//! (spec 3.6), or, with Alloy clustering (`spec.alloy.clustering`, [`crate::alloy_native::clustering`]),
 //! one Alloy cluster per replica: a StatefulSet of `shards` pods that share the targets
 //! themselves, and the headless Service through which they, and only they, find each other.
 
@@ -72,7 +72,7 @@ pub fn pod_options(
     let metrics = cx.h.agent.spec.metrics.as_ref();
     // An Alloy cluster is one shard to the config: its pods all get shard 0 of 1, so the
     // template does not change with the instance count and resizing restarts no pod.
-    let shards = if crate::alloy::clustering(cx.h) {
+    let shards = if crate::alloy_native::clustering(cx.h) {
         1
     } else {
         effective_shards(metrics)
@@ -119,7 +119,7 @@ pub fn pod_options(
         }],
         env,
         privileged: false,
-        native_config: crate::alloy::native_metrics(cx.h),
+        native_config: crate::alloy_native::native_metrics(cx.h),
     }
 }
 
@@ -267,7 +267,7 @@ fn statefulsets_planned(cx: &AgentContext<'_>) -> Vec<MetricsStatefulSet> {
     let agent = cx.h.agent_name();
     let metrics = cx.h.agent.spec.metrics.as_ref();
     let (shards, replicas) = (effective_shards(metrics), effective_replicas(metrics));
-    if crate::alloy::clustering(cx.h) {
+    if crate::alloy_native::clustering(cx.h) {
         let pods = if replicas == 0 { 0 } else { shards };
         (0..replicas.max(1))
             .map(|replica| MetricsStatefulSet {

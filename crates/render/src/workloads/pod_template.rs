@@ -148,7 +148,7 @@ pub struct PodOptions {
     /// Runs the grafana-agent container privileged (the logs DaemonSet).
     pub privileged: bool,
     /// Runtime `alloy` reads the config in Alloy's own syntax, not converted from static
-    /// mode (the metrics StatefulSets of [`crate::alloy::native_metrics`] agents, the logs
+    /// mode (the metrics StatefulSets of [`crate::alloy_native::native_metrics`] agents, the logs
     /// DaemonSet of [`crate::alloy::native_logs`] ones).
     pub native_config: bool,
 }

@@ -957,7 +957,9 @@ fn push_tls<'s>(
 
 /// The settings of the selected ScrapeConfigs that the runtimes do not run, each a warning
 /// (Reason `UnusedSetting`) saying what runs instead; the objects run without them.
-pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
+/// `native_metrics`: whether the agent's metrics config is in Alloy's syntax
+/// (`crate::alloy_native::native_metrics`, asked by the caller: config sits below it).
+pub fn warnings(h: &Hierarchy, native_metrics: bool) -> Vec<Rejection> {
     let runtime = crate::alloy::runtime(h);
     let mut out = Vec::new();
     for node in &h.metrics {
@@ -1021,7 +1023,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
                     }
                 }
                 // The native config writes them ([`crate::alloy_native::scrape_config`]).
-                let native = crate::alloy::native_metrics(h);
+                let native = native_metrics;
                 for (i, sd) in spec.http_sd_configs.iter().enumerate().filter(|_| !native) {
                     for (name, value) in [
                         ("followRedirects", sd.follow_redirects),
