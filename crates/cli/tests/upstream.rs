@@ -668,6 +668,13 @@ const DEVIATIONS: &[Deviation] = &[
         must_apply: true,
     },
     Deviation {
+        quirk: "min-ready-seconds",
+        what: "our metrics StatefulSets of two or more pods wait minReadySeconds (two scrape \
+               intervals and 15 s) before a rolled pod counts as available; upstream's set none",
+        apply: min_ready_seconds,
+        must_apply: true,
+    },
+    Deviation {
         quirk: "Q32",
         what: "we also maintain an EndpointSlice for the kubelet Service",
         apply: q32_kubelet_endpoint_slices,
@@ -895,6 +902,23 @@ fn q11_operated_service_selector(ours: &mut Objects, upstream: &mut Objects) -> 
         if !theirs_has
             && let Some(selector) = map_at(o, "/spec/selector")
             && selector.remove(KEY).is_some()
+        {
+            changed += 1;
+        }
+    }
+    changed
+}
+
+fn min_ready_seconds(ours: &mut Objects, upstream: &mut Objects) -> usize {
+    let mut changed = 0;
+    for (id, o) in ours.iter_mut() {
+        let theirs_has = upstream
+            .get(id)
+            .is_some_and(|u| u.pointer("/spec/minReadySeconds").is_some());
+        if id.0 == "StatefulSet"
+            && !theirs_has
+            && let Some(spec) = map_at(o, "/spec")
+            && spec.remove("minReadySeconds").is_some()
         {
             changed += 1;
         }
