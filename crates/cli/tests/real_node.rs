@@ -531,11 +531,9 @@ struct Delivered {
     log_streams: Vec<BTreeMap<String, String>>,
 }
 
-/// Applies the targets, the agents' RBAC (the example's) and the hierarchy with `runtime`, and
-/// waits until Prometheus and Loki hold what every part of it ships: every target of the
-/// ServiceMonitor and PodMonitor up, the Probe's, the integration's and cAdvisor's samples, and
-/// log lines through the PodLogs. The operator must already run.
-fn deliver(env: &Env, runtime: &str) -> Delivered {
+/// Applies the scrape targets (crates/cli/tests/real_node/targets.yaml), the examples'
+/// namespaces and the agents' RBAC, and waits until the node-exporter Deployment is rolled out.
+fn apply_targets(env: &Env) {
     env.kubectl_input(&["apply", "-f", "-"], Some(TARGET_MANIFESTS));
     env.kubectl(&[
         "apply",
@@ -552,6 +550,14 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
         "deployment/node-exporter",
         "--timeout=180s",
     ]);
+}
+
+/// Applies the targets, the agents' RBAC (the example's) and the hierarchy with `runtime`, and
+/// waits until Prometheus and Loki hold what every part of it ships: every target of the
+/// ServiceMonitor and PodMonitor up, the Probe's, the integration's and cAdvisor's samples, and
+/// log lines through the PodLogs. The operator must already run.
+fn deliver(env: &Env, runtime: &str) -> Delivered {
+    apply_targets(env);
     // The GrafanaAgent goes last, a moment after its children. The upstream operator learns
     // which instances and monitors belong to an agent only while reconciling it (it registers
     // their selectors then): a child whose watch event came before that is in the config only
@@ -2856,22 +2862,7 @@ fn an_alloy_cluster_scrapes_every_target_once_and_resizes_without_gaps() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let env = Env::start_with("clustering", node_images_with(&["--alloy"]));
     install_kustomize(&env);
-    env.kubectl_input(&["apply", "-f", "-"], Some(TARGET_MANIFESTS));
-    env.kubectl(&[
-        "apply",
-        "-f",
-        "examples/00-namespaces.yaml",
-        "-f",
-        "examples/15-agent-rbac.yaml",
-    ]);
-    env.kubectl(&[
-        "-n",
-        "shop",
-        "rollout",
-        "status",
-        "deployment/node-exporter",
-        "--timeout=180s",
-    ]);
+    apply_targets(&env);
     let applied = Instant::now();
     env.kubectl_input(&["apply", "-f", "-"], Some(&clustering_manifests()));
 
