@@ -669,8 +669,8 @@ const DEVIATIONS: &[Deviation] = &[
     },
     Deviation {
         quirk: "min-ready-seconds",
-        what: "our metrics StatefulSets of two or more pods wait minReadySeconds (two scrape \
-               intervals and 15 s) before a rolled pod counts as available; upstream's set none",
+        what: "our metrics StatefulSets of two or more pods wait minReadySeconds (a scrape \
+               interval and 15 s) before a rolled pod counts as available; upstream's set none",
         apply: min_ready_seconds,
         must_apply: true,
     },

@@ -14,11 +14,12 @@ pub const FIRST_SCRAPE_ALLOWANCE_SECONDS: i32 = 15;
 
 /// `minReadySeconds` of a metrics StatefulSet of `pods` pods: the StatefulSet controller
 /// replaces the next pod of a roll only once the new one has been Ready this long, so a new
-/// pod has scraped every target (at the agent's `scrapeInterval`) before the last scrape of
-/// the pod that covers for it meanwhile, and no sample is lost. Two intervals: the new pod's
-/// first scrape of a target waits for the target's offset in the interval, and the partner's
-/// last scrape before it stops can be up to an interval before the controller replaces it. A
-/// lone pod has nobody covering for it: the roll is not slowed then.
+/// pod has scraped every target (at the agent's `scrapeInterval`) before the pod that covers
+/// for it meanwhile stops, and no scrape is missed. One interval: the new pod's first scrape of
+/// a target waits for the target's offset in the interval; the partner's last scrape then came
+/// less than an interval before the new pod's first, which is all "no scrape missed" asks (an
+/// overlap of samples is not needed). A lone pod has nobody covering for it: the roll is not
+/// slowed then.
 pub fn min_ready_seconds(h: &Hierarchy, pods: i32) -> Option<i32> {
     if pods < 2 {
         return None;
@@ -34,9 +35,5 @@ pub fn min_ready_seconds(h: &Hierarchy, pods: i32) -> Option<i32> {
         .and_then(|i| prometheus_duration(i).ok())
         .unwrap_or(DEFAULT_SCRAPE_INTERVAL_MS);
     let interval_seconds = i32::try_from(interval_ms.div_ceil(1000)).unwrap_or(i32::MAX);
-    Some(
-        interval_seconds
-            .saturating_mul(2)
-            .saturating_add(FIRST_SCRAPE_ALLOWANCE_SECONDS),
-    )
+    Some(interval_seconds.saturating_add(FIRST_SCRAPE_ALLOWANCE_SECONDS))
 }
