@@ -59,8 +59,11 @@ enum Command {
         /// Write, for each GrafanaAgent, what plain Grafana Alloy needs to run without the
         /// operator into DIR/<namespace>/<name>/: each workload's Alloy config as the config
         /// loader would write it in each pod (`<workload>.alloy`, or `<pod>.alloy` when pods
-        /// differ), the Secret of referenced credentials the configs read (secrets.yaml) and
-        /// a README.txt (mounts, arguments). Every agent is treated as `runtime: alloy` with
+        /// differ), the Secret of referenced credentials the configs read (secrets.yaml), the
+        /// objects that run them with plain Alloy (manifests.yaml: the operator's workloads and
+        /// Services without its config loader, owner or labels, the configs in Secrets, a
+        /// ServiceAccount and ClusterRole) and a README.txt (what to check before applying,
+        /// mounts, arguments). Every agent is treated as `runtime: alloy` with
         /// `alloy.configFormat: native`, whatever its spec says; an agent with anything that
         /// keeps a config static is not exported (the error names the object and field), the
         /// others are, and the exit code is non-zero. See docs/alloy.md "Leaving the

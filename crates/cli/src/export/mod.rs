@@ -8,12 +8,18 @@
 //!   `<pod>.alloy` per pod (a StatefulSet's pods are named `<workload>-<ordinal>`);
 //! * `secrets.yaml`: the Secret of referenced credentials the pods mount, under the operator's
 //!   name for it, without the owner reference and labels that tie it to the operator;
-//! * `README.txt`: per file, what to mount where and which arguments Alloy runs with.
+//! * `manifests.yaml`: the objects that run those files with plain Alloy ([`manifests`]:
+//!   the operator's planned workloads and Services transformed, the config in Secrets, the
+//!   discovery's ServiceAccount and ClusterRole);
+//! * `README.txt`: per file, what to mount where and which arguments Alloy runs with, and
+//!   what to change in manifests.yaml before applying it.
 //!
 //! An agent whose configs cannot all be written in Alloy's syntax is not exported: the error
 //! names the objects and fields that keep a config static. Other agents are still exported.
 
-use std::collections::BTreeMap;
+mod manifests;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,7 +36,11 @@ use render::loader_variables::{LoaderVariableError, OPERATOR_VARIABLES, POD_NAME
 use render::plan::{Plan, plan};
 use render::rejection::Reason;
 use render::store::InputStore;
-use render::workloads::pod_template::{AGENT_CONTAINER, CONFIG_FILE, LOADER_INIT_CONTAINER};
+use render::workloads::pod_template::{
+    AGENT_CONTAINER, CONFIG_FILE, CONFIG_OUT_PATH, LOADER_INIT_CONTAINER,
+};
+
+use manifests::{CONFIG_DIR, Manifest, WorkloadFiles};
 
 /// Why one agent was not exported.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +69,19 @@ pub enum ExportError {
         #[source]
         source: Box<LoaderVariableError>,
     },
+    #[error("GrafanaAgent {agent}: not exported: {MANIFESTS_FILE}: {source}")]
+    Manifests {
+        agent: String,
+        #[source]
+        source: manifests::ManifestError,
+    },
+    #[error("GrafanaAgent {agent}: not exported: {what}: {source}")]
+    Serialize {
+        agent: String,
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
     #[error("GrafanaAgent {agent}: not exported: Secret {secret}: {source}")]
     Secret {
         agent: String,
@@ -78,10 +101,14 @@ pub enum ExportError {
 /// The names of the files written for one agent: what the previous export of it wrote is
 /// removed first (a shard fewer leaves no file behind), nothing else in the directory is.
 fn exported_file(name: &str) -> bool {
-    name.ends_with(".alloy") || name == SECRETS_FILE || name == README_FILE
+    name.ends_with(".alloy")
+        || name == SECRETS_FILE
+        || name == MANIFESTS_FILE
+        || name == README_FILE
 }
 
 const SECRETS_FILE: &str = "secrets.yaml";
+const MANIFESTS_FILE: &str = "manifests.yaml";
 const README_FILE: &str = "README.txt";
 
 /// `agent` as the export plans it: runtime `alloy`, `configFormat: native`.
@@ -259,15 +286,7 @@ fn files(plan: &Plan) -> Result<Files, ExportError> {
     }
     let workloads = workloads(plan);
     let mut files = Files::new();
-    let mut readme = String::new();
-    let _ = writeln!(
-        readme,
-        "GrafanaAgent {agent}, exported by `agent-operator render --export` for Grafana Alloy {}.\n\
-         Each file below is the Alloy configuration one workload of the operator ran; run it with\n\
-         `alloy run FILE ARGS` in a pod that mounts what it says (docs/alloy.md, \"Leaving the\n\
-         operator\"). Apply {SECRETS_FILE} first: `kubectl apply -f {SECRETS_FILE}`.",
-        render::alloy::ALLOY_VERSION,
-    );
+    let mut exported: Vec<(&Workload, WorkloadFiles)> = Vec::new();
     for config in &plan.configs {
         let text: String = config.text.chunks().concat();
         let readers: Vec<(&Workload, &Container)> = workloads
@@ -307,9 +326,36 @@ fn files(plan: &Plan) -> Result<Files, ExportError> {
                     .map(|(pod, text)| (format!("{pod}.alloy"), text))
                     .collect()
             };
-            describe(&mut readme, workload, &written, same);
-            files.extend(written);
+            files.extend(written.iter().cloned());
+            exported.push((
+                workload,
+                WorkloadFiles {
+                    workload: workload.name.to_owned(),
+                    files: written,
+                    per_pod: !same,
+                },
+            ));
         }
+    }
+    let objects: Vec<WorkloadFiles> = exported.iter().map(|(_, f)| f.clone()).collect();
+    let objects =
+        manifests::manifests(plan, &objects).map_err(|source| ExportError::Manifests {
+            agent: agent.clone(),
+            source,
+        })?;
+    let mut text = String::new();
+    for object in &objects {
+        let value = object.to_value().map_err(|source| ExportError::Serialize {
+            agent: agent.clone(),
+            what: MANIFESTS_FILE.to_owned(),
+            source,
+        })?;
+        write_document(&mut text, value);
+    }
+    files.insert(MANIFESTS_FILE.to_owned(), text);
+    let mut readme = readme_head(plan, &objects);
+    for (workload, written) in &exported {
+        describe(&mut readme, workload, written);
     }
     let secret_name = assets_secret_name(&plan.agent.name);
     if let Some(secret) = plan.objects.iter().find_map(|o| match &o.object {
@@ -329,19 +375,117 @@ fn files(plan: &Plan) -> Result<Files, ExportError> {
     Ok(files)
 }
 
+/// Appends `value` to `out` as one document of a stream, `apiVersion`, `kind` and `metadata`
+/// first, as people write manifests.
+fn write_document(out: &mut String, value: serde_json::Value) {
+    let value = match value {
+        serde_json::Value::Object(mut fields) => {
+            let mut ordered = serde_json::Map::new();
+            for key in ["apiVersion", "kind", "metadata"] {
+                if let Some(v) = fields.remove(key) {
+                    ordered.insert(key.to_owned(), v);
+                }
+            }
+            ordered.extend(fields);
+            serde_json::Value::Object(ordered)
+        }
+        other => other,
+    };
+    out.push_str("---\n");
+    render::yaml::write_document(out, &value);
+}
+
+/// The README's opening: what the files are, how to apply manifests.yaml, and what to check
+/// in it first.
+fn readme_head(plan: &Plan, objects: &[Manifest]) -> String {
+    let agent = plan.agent.key();
+    let namespace = &plan.agent.namespace;
+    let mut images = BTreeSet::new();
+    let mut account = String::new();
+    let mut role = String::new();
+    for object in objects {
+        let template = match object {
+            Manifest::ServiceAccount(o) => {
+                account = o.metadata.name.clone().unwrap_or_default();
+                continue;
+            }
+            Manifest::ClusterRole(o) => {
+                role = o.metadata.name.clone().unwrap_or_default();
+                continue;
+            }
+            Manifest::StatefulSet(o) => o.spec.as_ref().map(|s| &s.template),
+            Manifest::DaemonSet(o) => o.spec.as_ref().map(|s| &s.template),
+            Manifest::Deployment(o) => o.spec.as_ref().map(|s| &s.template),
+            _ => continue,
+        };
+        images.extend(
+            template
+                .and_then(|t| t.spec.as_ref())
+                .into_iter()
+                .flat_map(|s| &s.containers)
+                .filter(|c| c.name == AGENT_CONTAINER)
+                .filter_map(|c| c.image.clone()),
+        );
+    }
+    let images: Vec<String> = images.into_iter().collect();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "GrafanaAgent {agent}, exported by `agent-operator render --export` for Grafana Alloy {version}.\n\
+         \n\
+         Each .alloy file below is the Alloy configuration one workload of the operator ran (one per\n\
+         pod where its pods differ). {MANIFESTS_FILE} runs them with plain Alloy, without the\n\
+         operator: the same workloads and headless Services under the same names (a StatefulSet's\n\
+         pods keep their volume claims: WAL, positions), without the config loader; each workload's\n\
+         files in the Secret <workload>-alloy, mounted at {CONFIG_DIR}; the ServiceAccount {account}\n\
+         with ClusterRole {role}, what Alloy's discovery reads. Delete the GrafanaAgent and wait\n\
+         until its objects are gone (docs/alloy.md, \"Leaving the operator\"), then:\n\
+         \n\
+         \x20 kubectl apply -f {SECRETS_FILE}\n\
+         \x20 kubectl apply -f {MANIFESTS_FILE}\n\
+         \n\
+         Before applying {MANIFESTS_FILE}, check:\n\
+         * namespace: its objects are in {namespace}, as the operator's were; to run them in another,\n\
+         \x20 change every metadata.namespace, the ClusterRoleBinding's subject and each\n\
+         \x20 --cluster.join-addresses (<service>.{namespace}.svc), and apply {SECRETS_FILE} there too;\n\
+         * image: {images}, the Alloy these files were tested with; a newer Alloy must read them;\n\
+         * ServiceAccount {account}: applying it to an existing one changes nothing but\n\
+         \x20 kubectl's annotation; the ClusterRole grants it read access to what discovery lists.\n\
+         \n\
+         Nothing in {MANIFESTS_FILE} has an owner or the labels the operator finds its objects by\n\
+         (app.kubernetes.io/managed-by is left out, operator.agent.grafana.com/* became {prefix}*):\n\
+         an operator installed again neither watches nor deletes them. A GrafanaAgent of the same\n\
+         name would take the workloads back: do not create one.\n\
+         \n\
+         To change a config: edit its .alloy file, replace the workload's Secret\n\
+         (kubectl -n {namespace} create secret generic <workload>-alloy --from-file=FILE... --dry-run=client -o yaml | kubectl apply -f -)\n\
+         and restart its pods (kubectl -n {namespace} rollout restart KIND/<workload>). A StatefulSet\n\
+         whose pods run a file each has a file for each pod it has: more pods need more files.",
+        version = render::alloy::ALLOY_VERSION,
+        images = images.join(", "),
+        prefix = manifests::EXPORT_LABEL_PREFIX,
+    );
+    out
+}
+
 /// The README's paragraph on `workload` and the files written for it.
-fn describe(out: &mut String, workload: &Workload, files: &[(String, String)], same: bool) {
-    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+fn describe(out: &mut String, workload: &Workload, written: &WorkloadFiles) {
+    let names: Vec<&str> = written.files.iter().map(|(n, _)| n.as_str()).collect();
     let _ = writeln!(out, "\n{} {}:", workload.kind, workload.name);
-    let runs = match (workload.kind, same, &workload.pods) {
+    let runs = match (workload.kind, written.per_pod, &workload.pods) {
         ("DaemonSet", ..) => "one Alloy on every node, each with".to_owned(),
-        (_, true, Some(pods)) if pods.len() > 1 => {
+        (_, false, Some(pods)) if pods.len() > 1 => {
             format!("{} Alloy instances (pods), each with", pods.len())
         }
-        (_, false, _) => "one Alloy per file, each with its own:".to_owned(),
+        (_, true, _) => "one Alloy per file, each with its own:".to_owned(),
         _ => "one Alloy with".to_owned(),
     };
     let _ = writeln!(out, "  runs: {runs} {}", names.join(", "));
+    let _ = writeln!(
+        out,
+        "  config: Secret {} at {CONFIG_DIR}",
+        manifests::config_secret_name(workload.name)
+    );
     let Some(container) = workload
         .pod
         .containers
@@ -362,12 +506,11 @@ fn describe(out: &mut String, workload: &Workload, files: &[(String, String)], s
         .iter()
         .find_map(|a| a.strip_prefix("--cluster.join-addresses="))
     {
-        // The operator's headless Service goes with the operator.
+        let service = join.split('.').next().unwrap_or(join);
         let _ = writeln!(
             out,
             "  cluster: the instances form one Alloy cluster and share the targets; they find \
-             each other through {join}, the operator's headless Service: give them a headless \
-             Service of their own and join through it"
+             each other through {join}, the headless Service {service} of {MANIFESTS_FILE}"
         );
     }
     let volumes: BTreeMap<&str, &k8s_openapi::api::core::v1::Volume> = workload
@@ -411,7 +554,7 @@ fn describe(out: &mut String, workload: &Workload, files: &[(String, String)], s
                 "  mount: host path {} at {}",
                 host.path, mount.mount_path
             );
-        } else if volume.empty_dir.is_some() && !mount.mount_path.ends_with("/config") {
+        } else if volume.empty_dir.is_some() && mount.mount_path != CONFIG_OUT_PATH {
             let _ = writeln!(out, "  mount: an empty directory at {}", mount.mount_path);
         }
     }
@@ -451,17 +594,7 @@ fn secret_manifest(secret: &Secret) -> Result<String, serde_json::Error> {
             secret.metadata.labels = None;
         }
     }
-    let serde_json::Value::Object(mut fields) = serde_json::to_value(&secret)? else {
-        return Ok(String::new());
-    };
-    let mut ordered = serde_json::Map::new();
-    for key in ["apiVersion", "kind", "metadata"] {
-        if let Some(v) = fields.remove(key) {
-            ordered.insert(key.to_owned(), v);
-        }
-    }
-    ordered.extend(fields);
-    let mut out = String::from("---\n");
-    render::yaml::write_document(&mut out, &serde_json::Value::Object(ordered));
+    let mut out = String::new();
+    write_document(&mut out, serde_json::to_value(&secret)?);
     Ok(out)
 }
