@@ -26,7 +26,7 @@ use support::alloy_run::{
 
 /// What the native config says otherwise than the converter's, by component kind and
 /// attribute or block, and why.
-const DELIBERATE: [(&str, &str, &str); 2] = [
+const DELIBERATE: [(&str, &str, &str); 3] = [
     (
         "prometheus.remote_write",
         "wal",
@@ -39,6 +39,12 @@ const DELIBERATE: [(&str, &str, &str); 2] = [
         "an instance without remote_write: native writes its prometheus.remote_write without \
          endpoints; the converter writes none and refers to it, which Alloy refuses (as in the \
          metrics config)",
+    ),
+    (
+        "prometheus.exporter.blackbox",
+        "probe_timeout_offset",
+        "the agent's offset is seconds (a float, 0.5 by default): native writes that length; \
+         the converter casts the float to nanoseconds (0.5 becomes 0s, 1.5 becomes 1ns)",
     ),
 ];
 
@@ -61,12 +67,16 @@ const COMPARED: [&str; 4] = [
 ];
 
 /// The exporters the native writer translates: each must be in some case.
-const EXPORTERS: [&str; 11] = [
+const EXPORTERS: [&str; 15] = [
     "apache",
+    "blackbox",
     "consul",
     "dnsmasq",
+    "elasticsearch",
     "github",
+    "kafka",
     "memcached",
+    "mongodb",
     "mysql",
     "postgres",
     "process",
@@ -175,16 +185,41 @@ fn differences(
         let items: BTreeSet<&String> = our_items.keys().chain(their_items.keys()).collect();
         for name in items {
             let (a, b) = (our_items.get(name), their_items.get(name));
+            let deliberate = DELIBERATE
+                .iter()
+                .find(|(k, i, _)| *k == kind && *i == name.as_str());
+            if let Some((_, item, _)) = deliberate {
+                if a != b {
+                    seen.insert(*item);
+                }
+                continue;
+            }
+            let (a, b) = (
+                a.map(|v| as_yaml(kind, name, v)),
+                b.map(|v| as_yaml(kind, name, v)),
+            );
             if a != b {
                 out.push(format!(
                     "{component}: {name}: native {} / converted {}",
-                    a.map_or("(none)".into(), Value::to_string),
-                    b.map_or("(none)".into(), Value::to_string)
+                    a.map_or("(none)".into(), |v| v.to_string()),
+                    b.map_or("(none)".into(), |v| v.to_string())
                 ));
             }
         }
     }
     out
+}
+
+/// The blackbox exporter's `config` is a YAML document in a string: the native writer writes
+/// it as JSON, the converter as Go's YAML; compared as the mapping both are.
+fn as_yaml(kind: &str, name: &str, value: &Value) -> Value {
+    match value {
+        Value::String(text) if kind == "prometheus.exporter.blackbox" && name == "config" => {
+            serde_saphyr::from_str::<Value>(text)
+                .unwrap_or_else(|e| panic!("blackbox config {text:?}: {e}"))
+        }
+        other => other.clone(),
+    }
 }
 
 #[test]
@@ -284,11 +319,23 @@ const HOST_DIRECTORIES: [(&str, &str); 4] = [
 
 /// The exporters' arguments naming a file the pod has (a Secret's key) and this host lacks,
 /// read when the component is built, with what the file holds here.
-const FILE_ARGUMENTS: [(&str, &str); 3] = [
+const FILE_ARGUMENTS: [(&str, &str); 9] = [
     ("redis_password_file", "secret"),
     ("api_token_file", "token"),
-    // A CA certificate (consul): a self-signed one parses as the pool's only certificate.
+    // A CA certificate (consul, elasticsearch): a self-signed one parses as the pool's only
+    // certificate.
     ("ca_file", include_str!("agent_loads/stand-in.crt")),
+    ("ca", include_str!("agent_loads/stand-in.crt")),
+    // elasticsearch's client certificate and key, which must make a pair, and its password.
+    ("client_cert", include_str!("agent_loads/stand-in.crt")),
+    (
+        "client_private_key",
+        include_str!("agent_loads/stand-in.key"),
+    ),
+    ("password_file", "secret"),
+    // consul's and kafka's client certificate and key.
+    ("cert_file", include_str!("agent_loads/stand-in.crt")),
+    ("key_file", include_str!("agent_loads/stand-in.key")),
 ];
 
 /// `text` with the pods' host directories as this host has them, and each file of
@@ -328,6 +375,7 @@ fn every_native_integrations_construct_loads_in_the_real_alloy() {
         .collect();
     let sets: Vec<BTreeSet<String>> = texts.iter().map(|(_, text)| constructs(text)).collect();
     let chosen = covering(&sets);
+    let mut kafka_checked = false;
     let scratch = support::configs::scratch_dir("alloy-native-integrations", "load");
     let mut failures = Vec::new();
     for &i in &chosen {
@@ -337,6 +385,12 @@ fn every_native_integrations_construct_loads_in_the_real_alloy() {
         match loads(&alloy, &text, &dir) {
             Ok(()) => {}
             Err(e) if only_host_gaps(&e) => eprintln!("{name}: arguments accepted; {e}"),
+            Err(e) if only_unreachable_kafka(&e, &text) => {
+                kafka_checked = true;
+                eprintln!(
+                    "{name}: arguments accepted, the kafka exporters fail on their brokers only"
+                )
+            }
             Err(e) => failures.push(format!("{name} (files in {}): {e}", dir.display())),
         }
     }
@@ -354,7 +408,38 @@ fn every_native_integrations_construct_loads_in_the_real_alloy() {
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        kafka_checked,
+        "no loaded config stopped on the kafka exporters' brokers"
+    );
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// What a kafka exporter says when it cannot reach its brokers or ZooKeeper (none runs here):
+/// it connects to be built, after Alloy decoded and validated its arguments and it read its
+/// TLS files.
+const KAFKA_UNREACHABLE: [&str; 2] = [
+    "could not instantiate kafka lag exporter: Error Init Kafka Client: kafka: client has run out of available brokers to talk to",
+    "could not instantiate kafka lag exporter: error connecting to zookeeper",
+];
+
+/// Whether Alloy, running `text`, stopped on nothing but one such error per kafka exporter
+/// (each logged, then reported as the load's `Error:`).
+fn only_unreachable_kafka(log: &str, text: &str) -> bool {
+    let unreachable = |l: &&str| KAFKA_UNREACHABLE.iter().any(|k| l.contains(k));
+    let reported: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("Error:"))
+        .filter(|l| !l.contains("could not perform the initial load"))
+        .collect();
+    let exporters = text.matches("prometheus.exporter.kafka \"").count();
+    exporters > 0
+        && reported.len() == exporters
+        && reported.iter().all(unreachable)
+        && log
+            .lines()
+            .filter(|l| l.contains("level=error"))
+            .all(|l| unreachable(&l))
 }
 
 /// An agent asking for native integrations with one the writer does not translate keeps both
@@ -404,4 +489,159 @@ fn an_untranslated_integration_keeps_its_agents_integrations_static_and_says_why
             assert_eq!(static_format, !native, "{name}: {args:?}");
         }
     }
+}
+
+/// The exporters that must report healthy in the real Alloy, from the native configs of
+/// `integrations/alloy-native-exporters` as this host runs them: their backends are names that
+/// do not resolve, and none of these connects to be built (blackbox probes when scraped,
+/// elasticsearch and mongodb connect per scrape, cadvisor reads this host's cgroups). kafka
+/// connects to its brokers to be built, so it cannot be healthy here: its case is
+/// `alloy-native-kafka`, which [`every_native_integrations_construct_loads_in_the_real_alloy`]
+/// runs until Alloy has decoded and validated its arguments and fails on the brokers only.
+const HEALTH_CHECKED: [&str; 4] = ["blackbox", "cadvisor", "elasticsearch", "mongodb"];
+
+/// `GET path` on Alloy's HTTP server: the body of a 200 answer.
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    let request = format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    let (head, body) = answer.split_once("\r\n\r\n")?;
+    let ok = head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200");
+    ok.then(|| body.to_owned())
+}
+
+/// `(component id, health state)` of every exporter Alloy runs, from its components API.
+fn exporter_health(port: u16) -> Option<Vec<(String, String)>> {
+    let body = http_get(port, "/api/v0/web/components")?;
+    let components: Vec<Value> = serde_json::from_str(&body).ok()?;
+    Some(
+        components
+            .iter()
+            .filter_map(|c| {
+                let id = c["localID"].as_str()?;
+                id.starts_with("prometheus.exporter.").then(|| {
+                    let state = c["health"]["state"].as_str().unwrap_or("(none)");
+                    (id.to_owned(), state.to_owned())
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Kills Alloy when dropped, so that a failing assertion leaves nothing running.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What Alloy running `text` (in `dir`) reports of its exporters once every one of
+/// [`HEALTH_CHECKED`] kinds is healthy, or within 60 s; with the blackbox exporter's answer to
+/// a probe of a port this test listens on, through the case's `tcp_connect` module.
+fn run_until_healthy(alloy: &Path, text: &str, dir: &Path) -> (Vec<(String, String)>, String) {
+    let text = on_this_host(text, &dir.join("files"));
+    std::fs::write(dir.join("config.alloy"), &text).expect("config");
+    let port = support::alloy_run::free_port();
+    let log = dir.join("alloy.log");
+    let child = std::process::Command::new(alloy)
+        .arg("run")
+        .arg(dir.join("config.alloy"))
+        .arg(format!("--server.http.listen-addr=127.0.0.1:{port}"))
+        .arg(format!("--storage.path={}", dir.join("data").display()))
+        .arg("--disable-reporting")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log"))
+        .spawn()
+        .expect("alloy run");
+    let mut running = Running(child);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut last = Vec::new();
+    loop {
+        if let Ok(Some(status)) = running.0.try_wait() {
+            panic!(
+                "alloy exited ({status}): {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        if let Some(health) = exporter_health(port) {
+            let done = health.iter().all(|(id, state)| {
+                state == "healthy"
+                    || !HEALTH_CHECKED
+                        .iter()
+                        .any(|kind| id.starts_with(&format!("prometheus.exporter.{kind}.")))
+            });
+            last = health;
+            if done && !last.is_empty() {
+                break;
+            }
+        }
+        if std::time::Instant::now() > deadline {
+            eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to probe");
+    let target = listener.local_addr().expect("its address");
+    let probe = http_get(
+        port,
+        &format!(
+            "/api/v0/component/prometheus.exporter.blackbox.integrations_blackbox/metrics?module=tcp_connect&target={target}"
+        ),
+    );
+    (last, probe.unwrap_or_default())
+}
+
+/// The native configs of the golden case of the typed kinds run in the real Alloy, and Alloy
+/// reports each exporter of [`HEALTH_CHECKED`] kinds healthy (built from its arguments and
+/// running), not only the config loaded; the blackbox modules reach the exporter (a probe
+/// through one of them succeeds).
+#[test]
+fn the_new_exporters_report_healthy_in_the_real_alloy() {
+    let alloy = alloy_binary();
+    let cases: Vec<(String, String)> = every_case()
+        .into_iter()
+        .filter(|c| c.name.starts_with("integrations/alloy-native-exporters"))
+        .filter_map(|c| Some((c.name, c.native.ok()?)))
+        .collect();
+    assert_eq!(
+        cases.len(),
+        2,
+        "the native agent's Deployment and DaemonSet configs"
+    );
+    let scratch = support::configs::scratch_dir("alloy-native-integrations", "health");
+    let mut health = Vec::new();
+    let mut probed = false;
+    for (i, (name, text)) in cases.iter().enumerate() {
+        let (states, probe) = run_until_healthy(&alloy, text, &scratch.join(i.to_string()));
+        eprintln!("{name}: {states:?}");
+        if text.contains("prometheus.exporter.blackbox ") {
+            assert!(
+                probe.lines().any(|l| l == "probe_success 1"),
+                "{name}: the blackbox probe through module tcp_connect: {probe}"
+            );
+            probed = true;
+        }
+        health.extend(states);
+    }
+    assert!(probed, "no config has the blackbox exporter");
+    for kind in HEALTH_CHECKED {
+        let prefix = format!("prometheus.exporter.{kind}.");
+        let of_kind: Vec<_> = health
+            .iter()
+            .filter(|(id, _)| id.starts_with(&prefix))
+            .collect();
+        assert!(!of_kind.is_empty(), "no {kind} exporter ran: {health:?}");
+        for (id, state) in of_kind {
+            assert_eq!(state, "healthy", "{id}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -6,11 +6,19 @@
 //! metrics instance (the converter's autoscrape).
 //!
 //! An Integration's `config` is the agent's, passed through untyped. Only the settings
-//! [`EXPORTERS`] maps are written, each under the converter's attribute name, and left out
-//! when it holds Alloy's default, as the converter leaves it; an Integration with any other
-//! setting, or of another kind, has no native translation ([`untranslated`]), and
-//! [`native_integrations`] keeps the agent's integrations static, with a warning naming its
-//! field ([`warnings`]), rather than write something else than the converter would.
+//! [`exporters::EXPORTERS`] maps (flat ones by table, the others through the typed arguments
+//! of [`blackbox`], [`elasticsearch`] and [`mongodb`]) are written, each under the
+//! converter's attribute name, and left out when it holds Alloy's default, as the converter
+//! leaves it; an Integration with any other setting, or of another kind, has no native
+//! translation ([`untranslated`]), and [`native_integrations`] keeps the agent's integrations
+//! static, with a warning naming its field ([`warnings`]), rather than write something else
+//! than the converter would.
+
+mod arguments;
+mod blackbox;
+mod elasticsearch;
+mod exporters;
+mod mongodb;
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -31,6 +39,13 @@ use super::metrics::metrics;
 use super::{
     NativeError, block, component, duration, known, label, milliseconds, optional, reference,
 };
+use exporters::{EXPORTERS, Exporter, Settings, mistyped, table_arguments};
+
+/// A setting without a native translation: its field (`spec.config.<key>`) and why.
+type Untranslated = (String, String);
+
+/// The keys every integration takes besides its own settings, read by [`integration`].
+const COMMON: [&str; 3] = ["instance", "extra_labels", "autoscrape"];
 
 /// What keeps an integrations config from being written natively, naming the integration and
 /// its setting.
@@ -47,222 +62,6 @@ pub enum IntegrationsNativeError {
     #[error(transparent)]
     Logs(#[from] LogsNativeError),
 }
-
-/// The type of a setting, with Alloy's default for it.
-#[derive(Debug, Clone, Copy)]
-enum Setting {
-    /// A string, left out when it equals this default.
-    Text(&'static str),
-    /// A string Alloy requires: always written (`""` when unset), as the converter does.
-    RequiredText,
-    /// A boolean whose default, in the agent and in Alloy, is false.
-    Flag,
-    /// A boolean whose default, in the agent and in Alloy, is true: written when false.
-    FlagOn,
-    /// A duration (Go's, as the agent reads it), left out when it is this long (ms).
-    Duration(u128),
-    /// A whole number, left out when it equals this default.
-    Int(i64),
-    /// A list of strings, left out when empty.
-    Strings,
-}
-
-/// One integration as the converter writes it.
-struct Exporter {
-    /// The integration's name in the agent (`spec.name`).
-    integration: &'static str,
-    /// `prometheus.exporter.<component>`.
-    component: &'static str,
-    /// The name the converter labels the exporter after when the config has no `instance`
-    /// (the agent's v1 name of the integration: `mysqld_exporter` for `mysql`).
-    config_name: &'static str,
-    /// (the agent's key, Alloy's attribute, its type).
-    settings: &'static [(&'static str, &'static str, Setting)],
-}
-
-/// The integrations written natively, and the settings of each: read from Alloy v1.19.2's
-/// converter (`staticconvert/internal/build/<name>_exporter.go`) and its components'
-/// arguments and defaults; `alloy_native_integrations.rs` proves each against the converter.
-const EXPORTERS: &[Exporter] = &[
-    Exporter {
-        integration: "apache_http",
-        component: "apache",
-        config_name: "apache_http",
-        settings: &[
-            (
-                "scrape_uri",
-                "scrape_uri",
-                Setting::Text("http://localhost/server-status?auto"),
-            ),
-            ("host_override", "host_override", Setting::Text("")),
-            ("insecure", "insecure", Setting::Flag),
-        ],
-    },
-    Exporter {
-        integration: "consul",
-        component: "consul",
-        config_name: "consul_exporter",
-        settings: &[
-            ("server", "server", Setting::Text("http://localhost:8500")),
-            ("ca_file", "ca_file", Setting::Text("")),
-            ("cert_file", "cert_file", Setting::Text("")),
-            ("key_file", "key_file", Setting::Text("")),
-            ("server_name", "server_name", Setting::Text("")),
-            ("timeout", "timeout", Setting::Duration(500)),
-            (
-                "insecure_skip_verify",
-                "insecure_skip_verify",
-                Setting::Flag,
-            ),
-            (
-                "concurrent_request_limit",
-                "concurrent_request_limit",
-                Setting::Int(0),
-            ),
-            ("allow_stale", "allow_stale", Setting::FlagOn),
-            ("require_consistent", "require_consistent", Setting::Flag),
-            ("kv_prefix", "kv_prefix", Setting::Text("")),
-            ("kv_filter", "kv_filter", Setting::Text(".*")),
-            (
-                "generate_health_summary",
-                "generate_health_summary",
-                Setting::FlagOn,
-            ),
-        ],
-    },
-    Exporter {
-        integration: "dnsmasq",
-        component: "dnsmasq",
-        config_name: "dnsmasq_exporter",
-        settings: &[
-            ("dnsmasq_address", "address", Setting::Text("localhost:53")),
-            (
-                "leases_path",
-                "leases_file",
-                Setting::Text("/var/lib/misc/dnsmasq.leases"),
-            ),
-            ("expose_leases", "expose_leases", Setting::Flag),
-        ],
-    },
-    Exporter {
-        integration: "github",
-        component: "github",
-        config_name: "github_exporter",
-        settings: &[
-            (
-                "api_url",
-                "api_url",
-                Setting::Text("https://api.github.com"),
-            ),
-            ("repositories", "repositories", Setting::Strings),
-            ("organizations", "organizations", Setting::Strings),
-            ("users", "users", Setting::Strings),
-            ("api_token", "api_token", Setting::Text("")),
-            ("api_token_file", "api_token_file", Setting::Text("")),
-        ],
-    },
-    Exporter {
-        integration: "memcached",
-        component: "memcached",
-        config_name: "memcached_exporter",
-        settings: &[(
-            "memcached_address",
-            "address",
-            Setting::Text("localhost:11211"),
-        )],
-    },
-    Exporter {
-        integration: "mysql",
-        component: "mysql",
-        config_name: "mysqld_exporter",
-        settings: &[("data_source_name", "data_source_name", Setting::Text(""))],
-    },
-    Exporter {
-        integration: "node_exporter",
-        component: "unix",
-        config_name: "node_exporter",
-        settings: &[
-            (
-                "include_exporter_metrics",
-                "include_exporter_metrics",
-                Setting::Flag,
-            ),
-            ("procfs_path", "procfs_path", Setting::Text("/proc")),
-            ("sysfs_path", "sysfs_path", Setting::Text("/sys")),
-            ("rootfs_path", "rootfs_path", Setting::Text("/")),
-            (
-                "udev_data_path",
-                "udev_data_path",
-                Setting::Text("/run/udev/data"),
-            ),
-        ],
-    },
-    Exporter {
-        integration: "postgres",
-        component: "postgres",
-        config_name: "postgres_exporter",
-        settings: &[
-            ("data_source_names", "data_source_names", Setting::Strings),
-            (
-                "disable_settings_metrics",
-                "disable_settings_metrics",
-                Setting::Flag,
-            ),
-            (
-                "disable_default_metrics",
-                "disable_default_metrics",
-                Setting::Flag,
-            ),
-            (
-                "query_path",
-                "custom_queries_config_path",
-                Setting::Text(""),
-            ),
-        ],
-    },
-    Exporter {
-        integration: "process",
-        component: "process",
-        config_name: "process_exporter",
-        settings: &[("procfs_path", "procfs_path", Setting::Text("/proc"))],
-    },
-    Exporter {
-        integration: "redis",
-        component: "redis",
-        config_name: "redis_exporter",
-        settings: &[
-            (
-                "include_exporter_metrics",
-                "include_exporter_metrics",
-                Setting::Flag,
-            ),
-            ("redis_addr", "redis_addr", Setting::RequiredText),
-            ("redis_user", "redis_user", Setting::Text("")),
-            (
-                "redis_password_file",
-                "redis_password_file",
-                Setting::Text(""),
-            ),
-            ("tls_ca_cert_file", "tls_ca_cert_file", Setting::Text("")),
-            (
-                "tls_client_cert_file",
-                "tls_client_cert_file",
-                Setting::Text(""),
-            ),
-            (
-                "tls_client_key_file",
-                "tls_client_key_file",
-                Setting::Text(""),
-            ),
-        ],
-    },
-    Exporter {
-        integration: "statsd",
-        component: "statsd",
-        config_name: "statsd_exporter",
-        settings: &[],
-    },
-];
 
 /// The autoscrape settings written natively: the instance it ships through (always named
 /// under runtime alloy), `enable`, which Alloy does not read (`crate::alloy::warnings`), and
@@ -368,41 +167,38 @@ pub fn untranslated(integration: &str, config: &Value) -> Option<(String, String
                 }),
                 _ => Some("is not a map".to_owned()),
             },
-            _ => match exporter.settings.iter().find(|(k, _, _)| k == key) {
-                None => Some(format!(
-                    "the native Alloy configuration does not translate this setting of the {integration} integration yet (only {})",
-                    exporter
-                        .settings
-                        .iter()
-                        .map(|(k, _, _)| *k)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-                Some((_, _, Setting::Flag | Setting::FlagOn)) => {
-                    (!value.is_boolean()).then(|| "is not a boolean".to_owned())
-                }
-                Some((_, _, Setting::Duration(_))) => (value.as_str().and_then(milliseconds)
-                    .is_none())
-                .then(|| "is not a duration".to_owned()),
-                Some((_, _, Setting::Int(_))) => {
-                    (!value.is_i64()).then(|| "is not a whole number".to_owned())
-                }
-                Some((_, _, Setting::Strings)) => match value.as_array() {
-                    Some(items) if items.is_empty() => Some(
-                        "is an empty list, which the native writer does not translate yet"
-                            .to_owned(),
-                    ),
-                    Some(items) if items.iter().all(Value::is_string) => None,
-                    _ => Some("is not a list of strings".to_owned()),
-                },
-                Some(_) => (!value.is_string()).then(|| "is not a string".to_owned()),
+            _ if !exporter.settings.keys().contains(&key.as_str()) => Some(format!(
+                "the native Alloy configuration does not translate this setting of the {integration} integration yet (only {})",
+                exporter.settings.keys().join(", ")
+            )),
+            _ => match exporter.settings {
+                Settings::Table(table) => table
+                    .iter()
+                    .find(|(k, _, _)| k == key)
+                    .and_then(|(_, _, setting)| mistyped(*setting, value)),
+                // Read as a whole below: a nested setting is named by its path.
+                Settings::Typed { .. } => None,
             },
         };
         if let Some(why) = problem {
             return Some((format!("spec.config.{key}"), why));
         }
     }
-    None
+    match exporter.settings {
+        Settings::Typed { arguments, .. } => arguments(own_settings(config)).err(),
+        Settings::Table(_) => None,
+    }
+}
+
+/// The integration's own settings of `config`: all but [`COMMON`] and nulls (unset).
+fn own_settings(config: &Value) -> Map<String, Value> {
+    config
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| !COMMON.contains(&k.as_str()) && !v.is_null())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// The integrations config of one workload in Alloy's syntax, from its rendered static-mode
@@ -461,7 +257,19 @@ pub fn integrations(
                     field: "spec.name".to_owned(),
                     why: "no native Alloy translation".to_owned(),
                 })?;
-            for b in integration(exporter, config, global)? {
+            let settings = match exporter.settings {
+                Settings::Table(table) => table_arguments(table, config),
+                Settings::Typed { arguments, .. } => {
+                    arguments(own_settings(config)).map_err(|(field, why)| {
+                        IntegrationsNativeError::Untranslated {
+                            integration: name.to_owned(),
+                            field,
+                            why,
+                        }
+                    })?
+                }
+            };
+            for b in integration(exporter, config, settings, global)? {
                 out.block(b);
             }
         }
@@ -475,6 +283,7 @@ pub fn integrations(
 fn integration(
     exporter: &Exporter,
     config: &Value,
+    settings: Body,
     global: Option<&GlobalConfig>,
 ) -> Result<[Block; 3], IntegrationsNativeError> {
     let get = |key: &str| config.get(key).filter(|v| !v.is_null());
@@ -493,37 +302,13 @@ fn integration(
         &format!("prometheus.exporter.{}", exporter.component),
         &exporter_label,
     );
-    for (key, attribute, setting) in exporter.settings {
-        let value = get(key);
-        let expr = match setting {
-            Setting::Flag => value
-                .and_then(Value::as_bool)
-                .filter(|b| *b)
-                .map(Expr::Bool),
-            Setting::FlagOn => value
-                .and_then(Value::as_bool)
-                .filter(|b| !*b)
-                .map(Expr::Bool),
-            Setting::Duration(default) => value
-                .and_then(Value::as_str)
-                .filter(|d| milliseconds(d) != Some(*default))
-                .map(duration),
-            Setting::Int(default) => value
-                .and_then(Value::as_i64)
-                .filter(|n| n != default)
-                .map(Expr::Int),
-            Setting::Strings => value
-                .and_then(Value::as_array)
-                .map(|items| Expr::strings(items.iter().filter_map(Value::as_str))),
-            Setting::Text(default) => value
-                .and_then(Value::as_str)
-                .filter(|s| s != default)
-                .map(Expr::string),
-            Setting::RequiredText => Some(Expr::string(
-                value.and_then(Value::as_str).unwrap_or_default(),
-            )),
+    exporter_block.body = settings;
+    if let Some(instance) = instance.filter(|_| exporter.instance_argument) {
+        let argument = crate::alloy_syntax::Attribute {
+            name: known("instance"),
+            value: Expr::string(instance),
         };
-        optional(&mut exporter_block.body, attribute, expr);
+        exporter_block.body.attributes.insert(0, argument);
     }
 
     let mut relabel = component("discovery.relabel", &job_label);
@@ -677,6 +462,47 @@ mod tests {
                 json!({"autodiscover_databases": true}),
                 "spec.config.autodiscover_databases",
             ),
+            (
+                "elasticsearch",
+                json!({"es_uri": "http://es:9200"}),
+                "spec.config.es_uri",
+            ),
+            (
+                "elasticsearch",
+                json!({"timeout": "soon"}),
+                "spec.config.timeout",
+            ),
+            (
+                "elasticsearch",
+                json!({"basic_auth": {"username": 1}}),
+                "spec.config.basic_auth.username",
+            ),
+            (
+                "elasticsearch",
+                json!({"basic_auth": {"username_file": "/u"}}),
+                "spec.config.basic_auth.username_file",
+            ),
+            (
+                "blackbox",
+                json!({"blackbox_config": {}, "probe_timeout_offset": 0.0005}),
+                "spec.config.probe_timeout_offset",
+            ),
+            (
+                "blackbox",
+                json!({"config_file": "/b.yml", "probe_timeout_offset": -1.0}),
+                "spec.config.probe_timeout_offset",
+            ),
+            ("blackbox", json!({}), "spec.config.blackbox_config"),
+            (
+                "blackbox",
+                json!({"blackbox_config": ["modules"]}),
+                "spec.config.blackbox_config",
+            ),
+            (
+                "blackbox",
+                json!({"blackbox_targets": [{"name": "a", "address": "b", "labels": {}}]}),
+                "spec.config.blackbox_targets[0].labels",
+            ),
         ];
         for (integration, config, field) in cases {
             let (named, _) = untranslated(integration, &config)
@@ -712,6 +538,14 @@ mod tests {
             (
                 "postgres",
                 json!({"data_source_names": ["postgresql://db"], "query_path": "/q"}),
+            ),
+            (
+                "elasticsearch",
+                json!({"timeout": "10s", "aliases": false, "basic_auth": {"username": "u", "password": null, "password_file": "/p"}}),
+            ),
+            (
+                "blackbox",
+                json!({"blackbox_config": {"modules": {}}, "blackbox_targets": [{"name": "a", "address": "b", "module": null}], "probe_timeout_offset": 1.001}),
             ),
         ];
         for (integration, config) in cases {
