@@ -1041,3 +1041,87 @@ fn exported_manifests_apply_on_the_control_plane() {
     drop(env);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Agents whose pods the export cannot run as planned: `spec.containers` replacing Alloy's
+/// arguments (the config file is no longer among them) and a volume of `spec.volumes` named
+/// like the export's config volume. Each fails alone, naming the workload and what is in the
+/// way; a third agent with a sidecar and an init container of its own is exported with both
+/// kept, only the operator's loader gone.
+const OBSTACLES: &str = r#"
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: own-args, namespace: ops}
+spec:
+  containers:
+  - name: grafana-agent
+    args: [run, /etc/mine.alloy]
+  metrics: {instanceSelector: {matchLabels: {agent: ops}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: own-volume, namespace: ops}
+spec:
+  volumes:
+  - {name: alloy-config, emptyDir: {}}
+  metrics: {instanceSelector: {matchLabels: {agent: ops}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: extras, namespace: ops}
+spec:
+  serviceAccountName: ops-agent
+  initContainers:
+  - {name: warm-up, image: busybox, args: ["true"]}
+  containers:
+  - {name: proxy, image: busybox}
+  metrics: {instanceSelector: {matchLabels: {agent: ops}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: main, namespace: ops, labels: {agent: ops}}
+spec:
+  remoteWrite: [{url: http://mimir/api/v1/push}]
+"#;
+
+#[test]
+fn agents_whose_pods_cannot_run_the_export_fail_alone() {
+    let dir = scratch("obstacles");
+    std::fs::write(dir.join("ops.yaml"), OBSTACLES).expect("write input");
+    let out = agent_operator(&["render", "-f", "ops.yaml", "--export", "exported"], &dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "GrafanaAgent ops/own-args: not exported: manifests.yaml: StatefulSet own-args: container grafana-agent does not run /var/lib/grafana-agent/config/agent.yml"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "GrafanaAgent ops/own-volume: not exported: manifests.yaml: StatefulSet own-volume: volume name alloy-config is already used in its pod"
+        ),
+        "{stderr}"
+    );
+    assert!(!dir.join("exported/ops/own-args").exists());
+    assert!(!dir.join("exported/ops/own-volume").exists());
+    let files = tree(&dir.join("exported/ops/extras"));
+    let problems = check_manifests(&files);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let objects = by_name(&files["manifests.yaml"]);
+    let pod = &objects["StatefulSet/extras"]["spec"]["template"]["spec"];
+    let names = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(names(&pod["initContainers"]), ["warm-up"]);
+    assert_eq!(names(&pod["containers"]), ["grafana-agent", "proxy"]);
+    assert_eq!(pod["serviceAccountName"], "ops-agent");
+    assert_eq!(
+        objects["ServiceAccount/ops-agent"]["metadata"]["namespace"],
+        "ops"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
