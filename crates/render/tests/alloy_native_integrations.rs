@@ -67,7 +67,7 @@ const COMPARED: [&str; 4] = [
 ];
 
 /// The exporters the native writer translates: each must be in some case.
-const EXPORTERS: [&str; 15] = [
+const EXPORTERS: [&str; 16] = [
     "apache",
     "blackbox",
     "consul",
@@ -81,6 +81,7 @@ const EXPORTERS: [&str; 15] = [
     "postgres",
     "process",
     "redis",
+    "snmp",
     "statsd",
     "unix",
 ];
@@ -319,7 +320,7 @@ const HOST_DIRECTORIES: [(&str, &str); 4] = [
 
 /// The exporters' arguments naming a file the pod has (a Secret's key) and this host lacks,
 /// read when the component is built, with what the file holds here.
-const FILE_ARGUMENTS: [(&str, &str); 9] = [
+const FILE_ARGUMENTS: [(&str, &str); 10] = [
     ("redis_password_file", "secret"),
     ("api_token_file", "token"),
     // A CA certificate (consul, elasticsearch): a self-signed one parses as the pool's only
@@ -336,6 +337,8 @@ const FILE_ARGUMENTS: [(&str, &str); 9] = [
     // consul's and kafka's client certificate and key.
     ("cert_file", include_str!("agent_loads/stand-in.crt")),
     ("key_file", include_str!("agent_loads/stand-in.key")),
+    // snmp's modules and auths (none: the exporter's own are merged in only on request).
+    ("config_file", "modules: {}\n"),
 ];
 
 /// `text` with the pods' host directories as this host has them, and each file of
@@ -494,11 +497,11 @@ fn an_untranslated_integration_keeps_its_agents_integrations_static_and_says_why
 /// The exporters that must report healthy in the real Alloy, from the native configs of
 /// `integrations/alloy-native-exporters` as this host runs them: their backends are names that
 /// do not resolve, and none of these connects to be built (blackbox probes when scraped,
-/// elasticsearch and mongodb connect per scrape, cadvisor reads this host's cgroups). kafka
+/// elasticsearch, mongodb and snmp connect per scrape, cadvisor reads this host's cgroups). kafka
 /// connects to its brokers to be built, so it cannot be healthy here: its case is
 /// `alloy-native-kafka`, which [`every_native_integrations_construct_loads_in_the_real_alloy`]
 /// runs until Alloy has decoded and validated its arguments and fails on the brokers only.
-const HEALTH_CHECKED: [&str; 4] = ["blackbox", "cadvisor", "elasticsearch", "mongodb"];
+const HEALTH_CHECKED: [&str; 5] = ["blackbox", "cadvisor", "elasticsearch", "mongodb", "snmp"];
 
 /// `GET path` on Alloy's HTTP server: the body of a 200 answer.
 fn http_get(port: u16, path: &str) -> Option<String> {

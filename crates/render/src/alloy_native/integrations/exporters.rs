@@ -1,7 +1,7 @@
 //! The integrations written natively: each one's component, label and settings, either a
 //! table of flat settings (agent key, Alloy attribute, type and Alloy's default) or, for an
 //! integration with nested or fixed settings, a typed module of its own ([`super::blackbox`],
-//! [`super::elasticsearch`], [`super::mongodb`]).
+//! [`super::elasticsearch`], [`super::mongodb`], [`super::snmp`]).
 
 use serde_json::{Map, Value};
 
@@ -444,6 +444,13 @@ pub(super) const EXPORTERS: &[Exporter] = &[
                 Setting::Text(""),
             ),
         ]),
+    },
+    Exporter {
+        integration: "snmp",
+        component: "snmp",
+        config_name: "snmp",
+        instance_argument: false,
+        settings: super::snmp::SETTINGS,
     },
     Exporter {
         integration: "statsd",

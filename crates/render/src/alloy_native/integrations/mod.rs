@@ -7,7 +7,7 @@
 //!
 //! An Integration's `config` is the agent's, passed through untyped. Only the settings
 //! [`exporters::EXPORTERS`] maps (flat ones by table, the others through the typed arguments
-//! of [`blackbox`], [`elasticsearch`] and [`mongodb`]) are written, each under the
+//! of [`blackbox`], [`elasticsearch`], [`mongodb`] and [`snmp`]) are written, each under the
 //! converter's attribute name, and left out when it holds Alloy's default, as the converter
 //! leaves it; an Integration with any other setting, or of another kind, has no native
 //! translation ([`untranslated`]), and [`native_integrations`] keeps the agent's integrations
@@ -19,6 +19,7 @@ mod blackbox;
 mod elasticsearch;
 mod exporters;
 mod mongodb;
+mod snmp;
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -494,6 +495,16 @@ mod tests {
             ),
             ("blackbox", json!({}), "spec.config.blackbox_config"),
             (
+                "snmp",
+                json!({"snmp_config": {"auths": {}}}),
+                "spec.config.snmp_config",
+            ),
+            (
+                "snmp",
+                json!({"snmp_targets": [{"name": "a", "address": "b", "labels": {}}]}),
+                "spec.config.snmp_targets[0].labels",
+            ),
+            (
                 "blackbox",
                 json!({"blackbox_config": ["modules"]}),
                 "spec.config.blackbox_config",
@@ -546,6 +557,10 @@ mod tests {
             (
                 "blackbox",
                 json!({"blackbox_config": {"modules": {}}, "blackbox_targets": [{"name": "a", "address": "b", "module": null}], "probe_timeout_offset": 1.001}),
+            ),
+            (
+                "snmp",
+                json!({"config_file": "/s.yml", "snmp_targets": [{"name": "a", "address": "b", "auth": "public_v2"}]}),
             ),
         ];
         for (integration, config) in cases {
