@@ -444,7 +444,12 @@ spec:
     );
 
     // Deleting the agent removes everything it owned (garbage collection).
-    cluster.kubectl(&["delete", "grafanaagent", "-n", "monitoring", "agent"]);
+    match backend {
+        Backend::ControlPlane => foreground_deletion_is_left_to_the_collector(&cluster),
+        Backend::TestKube => {
+            cluster.kubectl(&["delete", "grafanaagent", "-n", "monitoring", "agent"]);
+        }
+    }
     eventually("everything is removed", Duration::from_secs(60), || {
         let left = cluster.managed();
         if left.is_empty() {
@@ -540,6 +545,82 @@ async fn operator_follows_every_change_on_the_control_plane() {
     if testenv::backends().contains(&Backend::ControlPlane) {
         scenario_follows_every_change(Backend::ControlPlane).await;
     }
+}
+
+/// `kubectl delete --cascade=foreground` of the agent: it stays, being deleted, until the
+/// garbage collector has removed what it owns, and the operator must not write those again
+/// meanwhile (it did: the deletion never ended). One owned object is held by a finalizer so
+/// that the agent stays in its deletion long enough for the operator to be tried, with a
+/// change to one of its inputs as well.
+fn foreground_deletion_is_left_to_the_collector(cluster: &Cluster) {
+    let managed = cluster.managed();
+    let (kind, namespace, name) = managed
+        .keys()
+        .next()
+        .cloned()
+        .expect("the agent owns objects before its deletion");
+    let held = [kind.as_str(), "-n", namespace.as_str(), name.as_str()];
+    cluster.kubectl(
+        &[
+            &["patch"][..],
+            &held,
+            &[
+                "--type=merge",
+                "-p",
+                r#"{"metadata":{"finalizers":["agent-operator.test/hold"]}}"#,
+            ],
+        ]
+        .concat(),
+    );
+    cluster.kubectl(&[
+        "delete",
+        "grafanaagent",
+        "-n",
+        "monitoring",
+        "agent",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    let only_held = |what: &str| {
+        let left: Vec<_> = cluster.managed().into_keys().collect();
+        if left.len() == 1 && left[0].2 == name {
+            Ok(())
+        } else {
+            Err(format!("{what}: {left:?}"))
+        }
+    };
+    eventually(
+        "the collector removed all but the held object",
+        Duration::from_secs(60),
+        || only_held("left"),
+    );
+    cluster.kubectl(&[
+        "annotate",
+        "logsinstances",
+        "--all",
+        "-n",
+        "monitoring",
+        "agent-operator.test/touched=once",
+    ]);
+    std::thread::sleep(quiet_period());
+    if let Err(e) = only_held("written again while the agent was being deleted") {
+        panic!("{e}");
+    }
+    cluster.kubectl(
+        &[
+            &["patch"][..],
+            &held,
+            &["--type=merge", "-p", r#"{"metadata":{"finalizers":null}}"#],
+        ]
+        .concat(),
+    );
+    eventually("the agent is gone", Duration::from_secs(60), || {
+        let agents = cluster.get_json(&["grafanaagents", "-n", "monitoring"]);
+        match agents["items"].as_array().map(Vec::len) {
+            Some(0) => Ok(()),
+            other => Err(format!("{other:?} agents left")),
+        }
+    });
 }
 
 /// Merge-patches the example GrafanaAgent `monitoring/agent`.

@@ -149,6 +149,12 @@ pub(crate) async fn reconcile(
         tracing::debug!(agent = %key, "paused");
         return Ok(Action::await_change());
     }
+    if agent.metadata.deletion_timestamp.is_some() {
+        // Being deleted: the garbage collector removes what it owns. In a foreground deletion
+        // the agent stays until they are gone, and writing them again would keep it forever.
+        tracing::debug!(agent = %key, "being deleted");
+        return Ok(Action::await_change());
+    }
     let state = r.state(&key);
     let mut state = state.lock().await;
     if let Some(wait) = state
