@@ -32,7 +32,7 @@ pub fn objects_stream(plans: &[Plan]) -> Result<String, YamlError> {
 }
 
 /// Puts `apiVersion`, `kind` and `metadata` first, as people write manifests.
-fn metadata_first(value: serde_json::Value) -> serde_json::Value {
+pub fn metadata_first(value: serde_json::Value) -> serde_json::Value {
     let serde_json::Value::Object(mut fields) = value else {
         return value;
     };

@@ -239,6 +239,25 @@ pub fn manifests(plan: &Plan, files: &[WorkloadFiles]) -> Result<Vec<Manifest>, 
     let mut secrets = Vec::new();
     let mut services = Vec::new();
     let mut workloads = Vec::new();
+    // The three workload kinds differ only in their types: one body for them.
+    macro_rules! export_arm {
+        ($workload:ident, $kind:ident) => {{
+            let mut workload = $workload.clone();
+            let spec = workload
+                .spec
+                .as_mut()
+                .map(|s| (&mut s.selector, &mut s.template));
+            let secret = export_workload(
+                stringify!($kind),
+                &mut workload.metadata,
+                spec,
+                files,
+                &account,
+            )?;
+            secrets.push(secret);
+            workloads.push(Manifest::$kind(workload));
+        }};
+    }
     for object in &plan.objects {
         match &object.object {
             // The assets Secret is secrets.yaml; the config Secrets, Role and RoleBinding
@@ -252,39 +271,9 @@ pub fn manifests(plan: &Plan, files: &[WorkloadFiles]) -> Result<Vec<Manifest>, 
                 }
                 services.push(Manifest::Service(service));
             }
-            DesiredObject::StatefulSet(workload) => {
-                let mut workload = workload.clone();
-                let spec = workload
-                    .spec
-                    .as_mut()
-                    .map(|s| (&mut s.selector, &mut s.template));
-                let secret =
-                    export_workload("StatefulSet", &mut workload.metadata, spec, files, &account)?;
-                secrets.push(secret);
-                workloads.push(Manifest::StatefulSet(workload));
-            }
-            DesiredObject::DaemonSet(workload) => {
-                let mut workload = workload.clone();
-                let spec = workload
-                    .spec
-                    .as_mut()
-                    .map(|s| (&mut s.selector, &mut s.template));
-                let secret =
-                    export_workload("DaemonSet", &mut workload.metadata, spec, files, &account)?;
-                secrets.push(secret);
-                workloads.push(Manifest::DaemonSet(workload));
-            }
-            DesiredObject::Deployment(workload) => {
-                let mut workload = workload.clone();
-                let spec = workload
-                    .spec
-                    .as_mut()
-                    .map(|s| (&mut s.selector, &mut s.template));
-                let secret =
-                    export_workload("Deployment", &mut workload.metadata, spec, files, &account)?;
-                secrets.push(secret);
-                workloads.push(Manifest::Deployment(workload));
-            }
+            DesiredObject::StatefulSet(workload) => export_arm!(workload, StatefulSet),
+            DesiredObject::DaemonSet(workload) => export_arm!(workload, DaemonSet),
+            DesiredObject::Deployment(workload) => export_arm!(workload, Deployment),
         }
     }
     out.extend(secrets);

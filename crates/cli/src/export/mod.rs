@@ -378,19 +378,7 @@ fn files(plan: &Plan) -> Result<Files, ExportError> {
 /// Appends `value` to `out` as one document of a stream, `apiVersion`, `kind` and `metadata`
 /// first, as people write manifests.
 fn write_document(out: &mut String, value: serde_json::Value) {
-    let value = match value {
-        serde_json::Value::Object(mut fields) => {
-            let mut ordered = serde_json::Map::new();
-            for key in ["apiVersion", "kind", "metadata"] {
-                if let Some(v) = fields.remove(key) {
-                    ordered.insert(key.to_owned(), v);
-                }
-            }
-            ordered.extend(fields);
-            serde_json::Value::Object(ordered)
-        }
-        other => other,
-    };
+    let value = render::output::metadata_first(value);
     out.push_str("---\n");
     render::yaml::write_document(out, &value);
 }
