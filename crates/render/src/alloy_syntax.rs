@@ -29,6 +29,7 @@
 //! but `alloy fmt` (v1.19.2) escapes such a key's text a second time, changing the key. Label
 //! names and the other keys the operator writes need no escapes.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -86,6 +87,14 @@ impl Identifier {
         Ok(Identifier(text))
     }
 
+    /// A name written in the code, for constants: checked when the constant is evaluated
+    /// (a name that is not an identifier fails the build), kept without a copy. Block names
+    /// made of these are borrowed by every block that has them ([`Block::name`]).
+    pub const fn known(text: &'static str) -> Self {
+        assert!(is_identifier(text), "not an Alloy identifier");
+        Identifier(IdentifierText::Static(text))
+    }
+
     /// [`Identifier::new`] for a name written in the code, kept without a copy.
     pub fn of_static(text: &'static str) -> Result<Self, SyntaxError> {
         if is_identifier(text) {
@@ -141,17 +150,23 @@ impl std::fmt::Debug for Identifier {
     }
 }
 
-/// ASCII only, so bytes are characters.
-fn is_identifier(text: &str) -> bool {
+/// ASCII only, so bytes are characters. A `const fn`, for [`Identifier::known`].
+const fn is_identifier(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let starts_well = bytes
-        .first()
-        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
-    starts_well
-        && bytes[1..]
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        && !matches!(text, "true" | "false" | "null")
+    let [first, rest @ ..] = bytes else {
+        return false;
+    };
+    if !(first.is_ascii_alphabetic() || *first == b'_') {
+        return false;
+    }
+    let mut i = 0;
+    while i < rest.len() {
+        if !(rest[i].is_ascii_alphanumeric() || rest[i] == b'_') {
+            return false;
+        }
+        i += 1;
+    }
+    !matches!(bytes, b"true" | b"false" | b"null")
 }
 
 /// A value: literals, arrays, objects and references to other components' exports.
@@ -209,15 +224,18 @@ pub struct Attribute {
 /// `a.b "label" { body }`, the label being optional.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
-    pub name: Vec<Identifier>,
+    /// Borrowed when the name is a constant of the code (`rule`, `prometheus.scrape`): a
+    /// config of 10k jobs has hundreds of thousands of blocks, and their names cost no
+    /// allocation.
+    pub name: Cow<'static, [Identifier]>,
     pub label: Option<Identifier>,
     pub body: Body,
 }
 
 impl Block {
-    pub fn new(name: Vec<Identifier>, label: Option<Identifier>) -> Self {
+    pub fn new(name: impl Into<Cow<'static, [Identifier]>>, label: Option<Identifier>) -> Self {
         Block {
-            name,
+            name: name.into(),
             label,
             body: Body::default(),
         }
@@ -611,7 +629,13 @@ mod tests {
                 Identifier::new(bad),
                 Err(SyntaxError::InvalidIdentifier { text: bad.into() })
             );
+            assert!(
+                std::panic::catch_unwind(|| Identifier::known(bad)).is_err(),
+                "{bad}"
+            );
         }
+        const KNOWN: Identifier = Identifier::known("metrics_x_1");
+        assert_eq!(KNOWN, id("metrics_x_1"));
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub mod logs;
 pub mod metrics;
 pub mod scrape_config;
 
+use std::borrow::Cow;
+
 use thiserror::Error;
 
 use crate::alloy_syntax::{Block, Body, Expr, Identifier, SyntaxError, append_top_block};
@@ -135,12 +137,49 @@ fn known(text: &'static str) -> Identifier {
 
 /// A block without a label: `a.b { }`.
 fn block(dotted: &str) -> Block {
-    Block::new(dotted.split('.').map(name).collect(), None)
+    Block::new(path_of(dotted), None)
 }
 
 /// A component: `kind "label" { }`.
 fn component(kind: &str, label: &Identifier) -> Block {
-    Block::new(kind.split('.').map(name).collect(), Some(label.clone()))
+    Block::new(path_of(kind), Some(label.clone()))
+}
+
+/// The names of a block or component kind: borrowed for those every scrape job has (a job
+/// of 20 relabel rules has 20 `rule` blocks), made for the others.
+fn path_of(dotted: &str) -> Cow<'static, [Identifier]> {
+    const RULE: &[Identifier] = &[Identifier::known("rule")];
+    const DISCOVERY_KUBERNETES: &[Identifier] = &[
+        Identifier::known("discovery"),
+        Identifier::known("kubernetes"),
+    ];
+    const DISCOVERY_RELABEL: &[Identifier] =
+        &[Identifier::known("discovery"), Identifier::known("relabel")];
+    const PROMETHEUS_SCRAPE: &[Identifier] =
+        &[Identifier::known("prometheus"), Identifier::known("scrape")];
+    const PROMETHEUS_RELABEL: &[Identifier] = &[
+        Identifier::known("prometheus"),
+        Identifier::known("relabel"),
+    ];
+    const TLS_CONFIG: &[Identifier] = &[Identifier::known("tls_config")];
+    const BASIC_AUTH: &[Identifier] = &[Identifier::known("basic_auth")];
+    const AUTHORIZATION: &[Identifier] = &[Identifier::known("authorization")];
+    const SELECTORS: &[Identifier] = &[Identifier::known("selectors")];
+    const NAMESPACES: &[Identifier] = &[Identifier::known("namespaces")];
+    let known = match dotted {
+        "rule" => RULE,
+        "discovery.kubernetes" => DISCOVERY_KUBERNETES,
+        "discovery.relabel" => DISCOVERY_RELABEL,
+        "prometheus.scrape" => PROMETHEUS_SCRAPE,
+        "prometheus.relabel" => PROMETHEUS_RELABEL,
+        "tls_config" => TLS_CONFIG,
+        "basic_auth" => BASIC_AUTH,
+        "authorization" => AUTHORIZATION,
+        "selectors" => SELECTORS,
+        "namespaces" => NAMESPACES,
+        _ => return Cow::Owned(dotted.split('.').map(name).collect()),
+    };
+    Cow::Borrowed(known)
 }
 
 /// `kind.label.export`, the reference to a component's export.
