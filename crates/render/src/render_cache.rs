@@ -222,6 +222,11 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
     let mut part_rejections = Vec::new();
     let mut largest = Largest::default();
     let mut previous_line = 0..0;
+    // Each task's text, kept from batch to batch: the monitors' jobs are written into it,
+    // not into a string per monitor, and after the first batch nothing is allocated again.
+    let mut runs: Vec<PartsText> = Vec::new();
+    let total_monitors: usize = slots.iter().map(Vec::len).sum();
+    let mut written = 0;
     for line in frame.split_inclusive('\n') {
         let Some(slot) = slot_of(line) else {
             previous_line = text.len()..text.len() + line.len();
@@ -242,21 +247,31 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
             .map_or(&[][..], Vec::as_slice)
             .chunks(BATCH_MONITORS)
         {
-            let outputs: Vec<_> = batch
-                .par_iter()
-                .with_min_len(PARALLEL_THRESHOLD)
-                .map(|monitor| monitor.part(ctx, indent))
-                .collect();
-            for (monitor, output) in batch.iter().zip(outputs) {
-                match output? {
-                    Ok(jobs) if jobs.is_empty() => {}
-                    Ok(jobs) => {
-                        has_jobs = true;
-                        text.push_str(&jobs);
-                        largest.offer(jobs.len(), || monitor.object());
-                    }
-                    Err(rejection) => part_rejections.push(rejection),
+            let tasks = batch.len().div_ceil(PARALLEL_THRESHOLD);
+            if runs.len() < tasks {
+                runs.resize_with(tasks, PartsText::default);
+            }
+            batch
+                .par_chunks(PARALLEL_THRESHOLD)
+                .zip(runs.par_iter_mut())
+                .for_each(|(monitors, run)| run.write(monitors, ctx, indent));
+            for (monitors, run) in batch.chunks(PARALLEL_THRESHOLD).zip(&mut runs) {
+                if let Some(error) = run.error.take() {
+                    return Err(error);
                 }
+                for (monitor, len) in monitors.iter().zip(&run.lens) {
+                    largest.offer(*len, || monitor.object());
+                }
+                has_jobs |= !run.text.is_empty();
+                text.push_str(&run.text);
+                part_rejections.append(&mut run.rejections);
+                run.text.clear();
+                run.lens.clear();
+            }
+            written += batch.len();
+            if written == batch.len() {
+                // The rest of the text, at the first batch's bytes per monitor.
+                text.reserve(text.len() / written * (total_monitors - written));
             }
         }
         if !has_jobs && let Some(start) = key {
@@ -270,6 +285,33 @@ fn one_off(h: &Hierarchy) -> Result<RenderedText, YamlError> {
         rejections,
         largest: largest.0,
     })
+}
+
+/// The jobs of consecutive monitors, written by one task into one text: each monitor's
+/// bytes in `lens` (0 for a rejected one), the rejections, or the error that stopped it.
+#[derive(Default)]
+struct PartsText {
+    text: String,
+    lens: Vec<usize>,
+    rejections: Vec<Rejection>,
+    error: Option<YamlError>,
+}
+
+impl PartsText {
+    fn write(&mut self, monitors: &[Monitor<'_>], ctx: &ScrapeContext<'_>, indent: usize) {
+        for monitor in monitors {
+            let start = self.text.len();
+            match monitor.write_part(&mut self.text, ctx, indent) {
+                Ok(Ok(())) => {}
+                Ok(Err(rejection)) => self.rejections.push(rejection),
+                Err(error) => {
+                    self.error = Some(error);
+                    return;
+                }
+            }
+            self.lens.push(self.text.len() - start);
+        }
+    }
 }
 
 /// The monitors whose jobs each of `configs` (the instances of `h`, as
@@ -584,19 +626,33 @@ impl Monitor<'_> {
         ctx: &ScrapeContext<'_>,
         indent: usize,
     ) -> Result<Result<String, Rejection>, YamlError> {
-        let list = match self.jobs(ctx) {
-            Ok(list) => list,
-            Err(r) => return Ok(Err(r)),
-        };
         let mut text = String::new();
-        for job in &list {
-            ctx.strings
-                .write_sequence_item(ConfigOf::Sharded, &mut text, job, indent)?;
+        if let Err(r) = self.write_part(&mut text, ctx, indent)? {
+            return Ok(Err(r));
         }
         // The cache keeps it as long as the monitor is unchanged: without the slack of the
         // writes that grew it (about 30% at 10k ServiceMonitors).
         text.shrink_to_fit();
         Ok(Ok(text))
+    }
+
+    /// Appends its jobs as YAML sequence items at `indent` to `out`, or gives why it is left
+    /// out (and appends nothing).
+    fn write_part(
+        &self,
+        out: &mut String,
+        ctx: &ScrapeContext<'_>,
+        indent: usize,
+    ) -> Result<Result<(), Rejection>, YamlError> {
+        let list = match self.jobs(ctx) {
+            Ok(list) => list,
+            Err(r) => return Ok(Err(r)),
+        };
+        for job in &list {
+            ctx.strings
+                .write_sequence_item(ConfigOf::Sharded, out, job, indent)?;
+        }
+        Ok(Ok(()))
     }
 }
 
