@@ -39,7 +39,7 @@ release=${CARGO_TARGET_DIR:-target}/release
 
 which=all
 case "${1:-}" in
-  render | controller | yaml | versus-upstream | real-node | all) which=$1; shift ;;
+  render | controller | yaml | alloy-native | versus-upstream | real-node | all) which=$1; shift ;;
   --help | -h) sed -n '2,28p' "$0"; exit 0 ;;
   -*) which=render ;;
 esac
@@ -120,7 +120,7 @@ if [ "$which" = real-node ]; then
   exit 0
 fi
 
-echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench, versus-upstream)" >&2
+echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench, alloy-native-bench, versus-upstream)" >&2
 cargo build --release --locked -p agent-operator -p agent-operator-bench >&2
 
 case "$which" in
