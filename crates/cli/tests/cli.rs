@@ -1,11 +1,10 @@
 //! The `agent-operator` binary as a user runs it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+use support::root;
 
 fn agent_operator(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agent-operator"))
@@ -24,22 +23,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
 }
 
-/// Compares `actual` with the golden file `testdata/examples/<name>`; `UPDATE_GOLDEN=1`
-/// rewrites it.
-fn golden(name: &str, actual: &str) {
-    let path = root().join("testdata/examples").join(name);
-    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, actual).expect("write golden");
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    pretty_assertions::assert_eq!(
-        expected,
-        actual,
-        "{} (UPDATE_GOLDEN=1 rewrites it)",
-        path.display()
-    );
-}
-
 #[test]
 fn render_of_the_bundled_examples_matches_its_golden_files() {
     let objects = agent_operator(&["render", "-f", "examples/", "--operator-version", "v0.1.0"]);
@@ -49,7 +32,7 @@ fn render_of_the_bundled_examples_matches_its_golden_files() {
         "",
         "the examples render without any warning"
     );
-    golden("objects.yaml", &stdout(&objects));
+    support::golden("testdata/examples/objects.yaml", &stdout(&objects));
     let configs = agent_operator(&[
         "render",
         "-f",
@@ -59,7 +42,7 @@ fn render_of_the_bundled_examples_matches_its_golden_files() {
         "v0.1.0",
     ]);
     assert!(configs.status.success(), "{}", stderr(&configs));
-    golden("configs.yaml", &stdout(&configs));
+    support::golden("testdata/examples/configs.yaml", &stdout(&configs));
 }
 
 #[test]

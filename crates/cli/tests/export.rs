@@ -383,7 +383,10 @@ fn the_examples_export_and_run_in_alloy() {
             "secrets.yaml",
         ]
     );
-    golden_manifests(&files["manifests.yaml"]);
+    support::golden(
+        "testdata/examples/export/manifests.yaml",
+        &files["manifests.yaml"],
+    );
     assert!(files["agent-shard-1-1.alloy"].contains("__replica__ = \"replica-1\""));
     assert!(files["agent-shard-1-1.alloy"].contains("regex         = \"1\""));
     assert!(files["agent-0.alloy"].contains("regex         = \"0\""));
@@ -567,23 +570,6 @@ fn a_clustered_agent_exports_one_file_per_cluster_and_says_how_it_joins() {
     )
     .expect("the clustered config loads");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Compares an agent's manifests.yaml with `testdata/examples/export/manifests.yaml`;
-/// `UPDATE_GOLDEN=1` rewrites it.
-fn golden_manifests(actual: &str) {
-    let path = root().join("testdata/examples/export/manifests.yaml");
-    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
-        std::fs::write(&path, actual).expect("write golden");
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    pretty_assertions::assert_eq!(
-        expected,
-        actual,
-        "{} (UPDATE_GOLDEN=1 rewrites it)",
-        path.display()
-    );
 }
 
 /// The objects of a manifests.yaml by `Kind/name`.

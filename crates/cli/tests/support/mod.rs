@@ -18,6 +18,23 @@ pub fn root() -> PathBuf {
 
 pub use testenv::Backend;
 
+/// Compares `actual` with the golden file at `relative` (from the repository root);
+/// `UPDATE_GOLDEN=1` rewrites it.
+pub fn golden(relative: &str, actual: &str) {
+    let path = root().join(relative);
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
+        std::fs::write(&path, actual).expect("write golden");
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    pretty_assertions::assert_eq!(
+        expected,
+        actual,
+        "{} (UPDATE_GOLDEN=1 rewrites it)",
+        path.display()
+    );
+}
+
 /// The images a real node (`testenv::Cluster`) runs the operator and its agents from, built by
 /// `scripts/build-images` (cached; the operator's from this test's `agent-operator` binary):
 /// their docker-archive tars.
