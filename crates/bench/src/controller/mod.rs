@@ -98,6 +98,9 @@ pub struct SizeResult {
     pub load: Loaded,
     pub jobs: usize,
     pub cold_start: Duration,
+    /// The Secrets the config was stored in after the cold start (head and segments), and
+    /// the bytes of data they held.
+    pub config_secrets: (usize, usize),
     pub single: Vec<Duration>,
     /// Config Secret writes (head and segments) during the single edits (and the settling
     /// after them).
@@ -266,6 +269,7 @@ impl Bench<'_> {
         let cold_start = complete - started;
         watch.settle(Duration::from_secs(2), o.timeout).await?;
         op.check_running()?;
+        let config_secrets = watch.stored();
 
         eprintln!("   {} single edits", o.edits);
         let requests_before = self.cluster.requests().await?;
@@ -321,6 +325,7 @@ impl Bench<'_> {
             load: loaded,
             jobs: expected.len(),
             cold_start,
+            config_secrets,
             single,
             single_writes,
             single_bytes_written,

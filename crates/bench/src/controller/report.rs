@@ -42,21 +42,23 @@ pub fn markdown(results: &[BackendResult], options: &Options) -> String {
         "### Cold start and memory\n\n\
          Process start until the config Secret holds every scrape job `render` gives the same \
          input; peak RSS (`VmHWM`) over the cold start, the edits and the idle period.\n\n\
-         | backend | ServiceMonitors | input objects | load through the API | scrape jobs | cold start | peak RSS |\n\
-         |---|---:|---:|---:|---:|---:|---:|"
+         | backend | ServiceMonitors | input objects | load through the API | scrape jobs | config Secrets (bytes stored) | cold start | peak RSS |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|"
     );
     for r in results {
         for s in &r.sizes {
             let rate = s.load.created as f64 / s.load.took.as_secs_f64().max(1e-9);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} new in {} ({rate:.0}/s) | {} | {} | {} |",
+                "| {} | {} | {} | {} new in {} ({rate:.0}/s) | {} | {} ({:.2} MiB) | {} | {} |",
                 r.backend,
                 s.service_monitors,
                 s.objects,
                 s.load.created,
                 secs(s.load.took),
                 s.jobs,
+                s.config_secrets.0,
+                s.config_secrets.1 as f64 / (1024.0 * 1024.0),
                 secs(s.cold_start),
                 mb(s.peak_rss)
             );
