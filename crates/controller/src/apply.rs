@@ -31,7 +31,7 @@ use render::workloads::prune::{ExistingObject, objects_to_delete};
 use crate::context::Context;
 use crate::error::Error;
 use crate::watches::Stores;
-use crate::writer::Wrote;
+use crate::writer::{Known, Wrote};
 
 /// One object the operator manages for an agent, in the agent's namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,9 +119,16 @@ impl Applied {
 /// deletes the managed objects of `h`'s agent the plan no longer holds. Stops at the first
 /// transient failure; objects the server refuses for good are marked [`Outcome::Refused`]
 /// and the others are still written (one bad object must not keep, say, the logs DaemonSet
-/// from existing).
-pub(crate) async fn apply(ctx: &Context, h: &Hierarchy, objects: &[PlannedObject]) -> Applied {
+/// from existing). `known` is what the writer learnt of the agent's objects at its last apply
+/// ([`Known`]); it is left knowing the objects of this plan it reached.
+pub(crate) async fn apply(
+    ctx: &Context,
+    h: &Hierarchy,
+    objects: &[PlannedObject],
+    known: &mut Known,
+) -> Applied {
     let mut applied = Applied::default();
+    let mut previous = std::mem::take(known);
     let mut refused = Vec::new();
     // The heads of the segments refused so far: not written, so they name no missing segment.
     let mut refused_segments_of: BTreeSet<&str> = BTreeSet::new();
@@ -134,7 +141,7 @@ pub(crate) async fn apply(ctx: &Context, h: &Hierarchy, objects: &[PlannedObject
             {
                 Outcome::NotReached
             }
-            None => match write(ctx, object).await {
+            None => match write(ctx, object, &mut previous, known).await {
                 Ok(Wrote::Unchanged) => Outcome::Unchanged,
                 Ok(Wrote::Applied) => Outcome::Written,
                 Ok(Wrote::Recreated) => {
@@ -214,17 +221,23 @@ fn deletions<'a>(
     stale
 }
 
-/// Writes one planned object, compared with its kind's store of live objects.
-async fn write(ctx: &Context, object: &DesiredObject) -> Result<Wrote, Error> {
-    let (writer, stores) = (&ctx.writer, &ctx.stores);
+/// Writes one planned object, compared with its kind's store of live objects and with what
+/// `previous` knows of it (moved into `next`).
+async fn write(
+    ctx: &Context,
+    object: &DesiredObject,
+    previous: &mut Known,
+    next: &mut Known,
+) -> Result<Wrote, Error> {
+    let (w, s, p, n) = (&ctx.writer, &ctx.stores, previous, next);
     match object {
-        DesiredObject::Secret(o) => writer.write(&stores.generated_secrets, o).await,
-        DesiredObject::Service(o) => writer.write(&stores.services, o).await,
-        DesiredObject::StatefulSet(o) => writer.write(&stores.stateful_sets, o).await,
-        DesiredObject::DaemonSet(o) => writer.write(&stores.daemon_sets, o).await,
-        DesiredObject::Deployment(o) => writer.write(&stores.deployments, o).await,
-        DesiredObject::Role(o) => writer.write(&stores.roles, o).await,
-        DesiredObject::RoleBinding(o) => writer.write(&stores.role_bindings, o).await,
+        DesiredObject::Secret(o) => w.write_known(&s.generated_secrets, o, p, n).await,
+        DesiredObject::Service(o) => w.write_known(&s.services, o, p, n).await,
+        DesiredObject::StatefulSet(o) => w.write_known(&s.stateful_sets, o, p, n).await,
+        DesiredObject::DaemonSet(o) => w.write_known(&s.daemon_sets, o, p, n).await,
+        DesiredObject::Deployment(o) => w.write_known(&s.deployments, o, p, n).await,
+        DesiredObject::Role(o) => w.write_known(&s.roles, o, p, n).await,
+        DesiredObject::RoleBinding(o) => w.write_known(&s.role_bindings, o, p, n).await,
     }
 }
 
@@ -370,7 +383,7 @@ mod tests {
         let first_segments = segments(&first);
         assert!(first_segments.len() > 2, "{first_segments:?}");
         let version = version_now(&api).await;
-        let applied = apply(&ctx, &h, &first).await;
+        let applied = apply(&ctx, &h, &first, &mut Known::default()).await;
         assert!(applied.failure.is_none(), "{:?}", applied.failure);
         let history = secret_history(&api, &version).await;
         let head = position(&history, "write agent-config");
@@ -397,7 +410,7 @@ mod tests {
             .collect();
         assert!(!gone.is_empty(), "{first_segments:?} {second_segments:?}");
         let version = version_now(&api).await;
-        let applied = apply(&ctx, &h, &second).await;
+        let applied = apply(&ctx, &h, &second, &mut Known::default()).await;
         assert!(applied.failure.is_none(), "{:?}", applied.failure);
         let history = secret_history(&api, &version).await;
         let head = position(&history, "write agent-config");
@@ -417,6 +430,70 @@ mod tests {
         drop(kube);
     }
 
+    /// With what the writer learnt at the last apply, an unchanged plan writes nothing, and a
+    /// Secret edited by hand since (a new resourceVersion) is still found drifted and restored.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn known_objects_edited_by_hand_are_still_restored() {
+        let (_kube, client) = agent_cluster(Vec::new()).await;
+        let (ctx, _readiness) = context(client.clone()).await;
+        let api: Api<Secret> = Api::namespaced(client, NS);
+        let (h, objects) = plan_of(0..600, usize::MAX);
+        let segment = segments(&objects)[1].clone();
+        let mut known = Known::default();
+        let live_version = |name: &str| {
+            ctx.stores
+                .generated_secrets
+                .get(&kube::runtime::reflector::ObjectRef::new(name).within(NS))
+                .and_then(|s| s.metadata.resource_version.clone())
+        };
+        assert!(
+            apply(&ctx, &h, &objects, &mut known)
+                .await
+                .failure
+                .is_none()
+        );
+        let secrets: Vec<&str> = objects
+            .iter()
+            .filter(|o| o.kind() == ManagedKind::Secret)
+            .map(PlannedObject::name)
+            .collect();
+        eventually("the store holds every Secret written", || {
+            secrets.iter().all(|name| live_version(name).is_some())
+        })
+        .await;
+        for _ in 0..2 {
+            let applied = apply(&ctx, &h, &objects, &mut known).await;
+            assert!(applied.failure.is_none(), "{:?}", applied.failure);
+            let secrets_written = applied
+                .written()
+                .filter(|o| o.kind == ManagedKind::Secret)
+                .count();
+            assert_eq!(secrets_written, 0, "{:?}", applied.objects);
+        }
+
+        let before = live_version(&segment);
+        let edit = serde_json::json!({"data": {"agent.yml": "ZWRpdGVkIGJ5IGhhbmQ="}});
+        api.patch(
+            &segment,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&edit),
+        )
+        .await
+        .expect("a hand edit");
+        eventually("the store holds the hand edit", || {
+            live_version(&segment) != before
+        })
+        .await;
+        let applied = apply(&ctx, &h, &objects, &mut known).await;
+        assert!(applied.failure.is_none(), "{:?}", applied.failure);
+        let written: Vec<String> = applied
+            .written()
+            .filter(|o| o.kind == ManagedKind::Secret)
+            .map(|o| o.name.clone())
+            .collect();
+        assert_eq!(written, [segment]);
+    }
+
     /// A segment the API server refuses keeps its head from being written, and the segments
     /// the live head names from being deleted.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -426,7 +503,12 @@ mod tests {
         let api: Api<Secret> = Api::namespaced(client, NS);
         let (h, first) = plan_of(0..600, usize::MAX);
         let first_segments = segments(&first);
-        assert!(apply(&ctx, &h, &first).await.failure.is_none());
+        assert!(
+            apply(&ctx, &h, &first, &mut Known::default())
+                .await
+                .failure
+                .is_none()
+        );
         eventually("the stores hold the head and every segment", || {
             std::iter::once(&"agent-config".to_owned())
                 .chain(&first_segments)
@@ -444,7 +526,7 @@ mod tests {
             .fail_next(RequestMatch::verb_resource("patch", "secrets"), 1, 403);
         let (h, second) = plan_of(300..900, 700);
         let version = version_now(&api).await;
-        let applied = apply(&ctx, &h, &second).await;
+        let applied = apply(&ctx, &h, &second, &mut Known::default()).await;
         assert!(
             matches!(applied.failure, Some(Failure::Refused(_))),
             "{:?}",

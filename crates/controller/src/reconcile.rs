@@ -28,6 +28,7 @@ use crate::inputs::{self, Values};
 use crate::metrics::Selection;
 use crate::status::{self, Cleanup, StaleEntries};
 use crate::watches::{self, Readiness};
+use crate::writer::Known;
 
 /// When to look again at an agent that arrived before every watch had listed.
 const NOT_READY_RETRY: Duration = Duration::from_secs(1);
@@ -46,6 +47,8 @@ struct AgentState {
     values: Values,
     metrics_config: MetricsConfigCache,
     announced: Announced,
+    /// What the writer learnt of the agent's objects at the last apply.
+    known: Known,
     stale_entries: StaleEntries,
     /// When the last reconcile started (see [`MIN_RECONCILE_SPACING`]).
     last_started: Option<Instant>,
@@ -193,6 +196,7 @@ async fn pipeline(
     state: &mut AgentState,
 ) -> Result<Action, Error> {
     let ctx = &r.ctx;
+    let started = Instant::now();
     // snapshot + discover
     let discovery = inputs::discover(ctx, agent, &mut state.values)
         .instrument(tracing::debug_span!("discover"))
@@ -204,6 +208,7 @@ async fn pipeline(
         .record(&input_ref(key), &discovery.dependencies);
     state.stale_entries.dropped(dropped);
 
+    let discovered = Instant::now();
     // plan
     let plan = tracing::debug_span!("plan").in_scope(|| {
         tokio::task::block_in_place(|| {
@@ -217,14 +222,25 @@ async fn pipeline(
     ctx.metrics
         .set_managed(&key.to_string(), Some(managed_counts(&discovery, &plan)));
 
+    let planned = Instant::now();
     // apply
-    let applied = apply::apply(ctx, &discovery.hierarchy, &plan.objects)
+    let applied = apply::apply(ctx, &discovery.hierarchy, &plan.objects, &mut state.known)
         .instrument(tracing::debug_span!("apply"))
         .await;
     let written: Vec<String> = applied.written().map(ToString::to_string).collect();
     if !written.is_empty() || !applied.deleted.is_empty() {
         let deleted: Vec<String> = applied.deleted.iter().map(ToString::to_string).collect();
-        tracing::info!(agent = %key, ?written, ?deleted, "applied");
+        // Where a reconcile's time went, on the line a user reads after an edit.
+        let ms = |from: Instant, to: Instant| to.duration_since(from).as_millis();
+        tracing::info!(
+            agent = %key,
+            ?written,
+            ?deleted,
+            discover_ms = ms(started, discovered),
+            plan_ms = ms(discovered, planned),
+            apply_ms = ms(planned, Instant::now()),
+            "applied"
+        );
     }
 
     // status
