@@ -7,8 +7,9 @@
 //! decided without a request, from the caller's store of live objects: the applied object
 //! carries a hash of its desired content in an annotation (our desired content changed), and
 //! the live content is compared with the desired one ([`Managed::drift`]), so someone else's
-//! edit of a field we set is repaired by applying again, by this process or by any later one:
-//! nothing of it is kept in memory.
+//! edit of a field we set is repaired by applying again, by this process or by any later one.
+//! What is kept in memory ([`Known`]) only spares recomputing a hash or comparing a live copy
+//! that has not changed since it was last found right.
 
 use std::any::Any;
 use std::borrow::Cow;
