@@ -17,6 +17,7 @@
 //! hundreds of MB that no one needs laid out, while each segment is at most
 //! [`SEGMENT_MAX_BYTES`].
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read};
@@ -150,16 +151,28 @@ pub fn assemble<'a>(
     manifest: &Manifest,
     mut segment_text: impl FnMut(&str) -> Option<&'a str>,
 ) -> Result<String, AssembleError> {
+    assemble_digested(head_text, manifest, |name| {
+        segment_text(name).map(|text| (text, Cow::Owned(md5_hex(text.as_bytes()))))
+    })
+}
+
+/// [`assemble`] from segments whose digests the caller already holds (`segment` gives each
+/// one's text and MD5), for a reader that keeps segments across many heads and would
+/// otherwise digest every one of them again at each.
+pub fn assemble_digested<'a>(
+    head_text: &str,
+    manifest: &Manifest,
+    mut segment: impl FnMut(&str) -> Option<(&'a str, Cow<'a, str>)>,
+) -> Result<String, AssembleError> {
     let mut texts = Vec::with_capacity(manifest.segments.len());
     for entry in &manifest.segments {
-        let text = segment_text(&entry.secret).ok_or_else(|| AssembleError::Missing {
+        let (text, found) = segment(&entry.secret).ok_or_else(|| AssembleError::Missing {
             secret: entry.secret.clone(),
         })?;
-        let found = md5_hex(text.as_bytes());
         if found != entry.md5 {
             return Err(AssembleError::Stale {
                 secret: entry.secret.clone(),
-                found,
+                found: found.into_owned(),
                 wanted: entry.md5.clone(),
             });
         }

@@ -1,6 +1,7 @@
 //! Watching one object and timing its changes: each event is stamped the moment it arrives,
 //! by a task of its own, so that decoding a large config never delays the stamp of the next.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
@@ -237,21 +238,11 @@ impl ConfigWatch {
         let Some(manifest) = manifest else {
             return Some(head.clone());
         };
-        let mut texts = Vec::with_capacity(manifest.segments.len());
-        for entry in &manifest.segments {
-            let (text, md5) = self.segments.get(&entry.secret)?;
-            if *md5 != entry.md5 {
-                return None;
-            }
-            texts.push(text.as_str());
-        }
-        let mut whole =
-            String::with_capacity(head.len() + texts.iter().map(|t| t.len()).sum::<usize>());
-        whole.push_str(head);
-        for text in texts {
-            whole.push_str(text);
-        }
-        Some(whole)
+        segments::assemble_digested(head, manifest, |name| {
+            let (text, md5) = self.segments.get(name)?;
+            Some((text.as_str(), Cow::Borrowed(md5.as_str())))
+        })
+        .ok()
     }
 
     /// The Secrets the config is stored in now (the head and the segments it names) and the
