@@ -41,17 +41,40 @@ const MAX_ROUNDS: usize = 8;
 /// Reads of referenced Secrets and ConfigMaps sent at once.
 const READS_IN_FLIGHT: usize = 16;
 
-/// Discovers `agent`'s hierarchy from the watch-fed snapshot, reading the referenced values
-/// it lacks.
-pub(crate) async fn discover(
+/// How the agent's discovery was brought up to date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Discovered {
+    /// Walking every input (and reading the values it lacked).
+    Whole,
+    /// From the previous one, after edits of monitors only ([`render::rediscover`]): what it
+    /// depends on is unchanged.
+    Since,
+}
+
+/// Brings `agent`'s discovery `kept` up to date with the watch-fed snapshot: from the previous
+/// one when only monitors were edited since, else whole, reading the referenced values it
+/// lacks. On an error nothing is kept.
+pub(crate) async fn discover<'k>(
     ctx: &Context,
     agent: &Arc<api::GrafanaAgent>,
     values: &mut Values,
-) -> Result<Discovery, Error> {
+    kept: &'k mut Option<Discovery>,
+) -> Result<(&'k Discovery, Discovered), Error> {
     let inputs = &ctx.stores.inputs;
     let snapshot = || inputs.read().unwrap_or_else(PoisonError::into_inner);
-    let (discovery, _) = discover_reading(&ctx.client, snapshot, agent, values).await?;
-    Ok(discovery)
+    // The values laid over the snapshot change only after a Secret or ConfigMap change, which
+    // no previous discovery is brought past.
+    let previous = kept.take().and_then(|mut previous| {
+        render::rediscover(agent, &*snapshot(), &mut previous).then_some(previous)
+    });
+    let (discovery, how) = match previous {
+        Some(previous) => (previous, Discovered::Since),
+        None => {
+            let (discovery, _) = discover_reading(&ctx.client, snapshot, agent, values).await?;
+            (discovery, Discovered::Whole)
+        }
+    };
+    Ok((kept.insert(discovery), how))
 }
 
 /// Every input of the cluster `client` points at, listed once, with the values of the
@@ -218,7 +241,7 @@ async fn read(
 
 #[cfg(test)]
 mod tests {
-    use kube::api::DeleteParams;
+    use kube::api::{DeleteParams, Patch, PatchParams};
     use render::asset_key::AssetSource;
     use render::input_ref::Kind;
     use serde_json::json;
@@ -275,9 +298,10 @@ mod tests {
         let (ctx, _) = context(client.clone()).await;
         let agent = ctx.stores.agents.state().pop().expect("the agent");
         let mut values = Values::default();
+        let mut kept = None;
         let reads = || kube.counters().get("get", "secrets");
 
-        let d = discover(&ctx, &agent, &mut values)
+        let (d, how) = discover(&ctx, &agent, &mut values, &mut kept)
             .await
             .expect("discovered");
         assert!(
@@ -285,14 +309,48 @@ mod tests {
             "{:?}",
             d.rejections
         );
+        assert_eq!(how, Discovered::Whole);
         let creds = DataRef::new(AssetSource::Secret, NS, "creds");
         assert_eq!(values.held.keys().collect::<Vec<_>>(), [&creds]);
         assert_eq!(reads(), 1);
 
-        // Held: the next discovery reads nothing.
-        discover(&ctx, &agent, &mut values)
+        // Held: the next discovery reads nothing, and starts from the last one.
+        let (_, how) = discover(&ctx, &agent, &mut values, &mut kept)
             .await
             .expect("discovered");
+        assert_eq!(reads(), 1);
+        assert_eq!(how, Discovered::Since);
+
+        // A monitor's endpoints edited: from the last one, as a whole discovery finds it.
+        let monitors = Api::<api::ServiceMonitor>::namespaced(client.clone(), NS);
+        let patch = json!({"spec": {"endpoints": [{"port": "web", "interval": "7s", "basicAuth": {
+            "username": {"name": "creds", "key": "user"},
+            "password": {"name": "creds", "key": "pw"}}}]}});
+        monitors
+            .patch("web", &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .expect("patched");
+        eventually("the watch sees the edit", || {
+            ctx.stores.service_monitors.state().iter().any(|m| {
+                m.spec
+                    .endpoints
+                    .first()
+                    .and_then(|e| e.common.interval.as_deref())
+                    == Some("7s")
+            })
+        })
+        .await;
+        let (since, how) = discover(&ctx, &agent, &mut values, &mut kept)
+            .await
+            .expect("discovered");
+        assert_eq!(how, Discovered::Since);
+        let since = since.clone();
+        let mut afresh = None;
+        let (whole, how) = discover(&ctx, &agent, &mut values, &mut afresh)
+            .await
+            .expect("discovered");
+        assert_eq!(how, Discovered::Whole);
+        assert_eq!(since, *whole);
         assert_eq!(reads(), 1);
 
         // The Secret changes: read again at its new version.
@@ -314,10 +372,11 @@ mod tests {
         };
         let before = values.held[&creds].resource_version().map(str::to_owned);
         eventually("the watch sees the new version", || version(&ctx) != before).await;
-        discover(&ctx, &agent, &mut values)
+        let (_, how) = discover(&ctx, &agent, &mut values, &mut kept)
             .await
             .expect("discovered");
         assert_eq!(reads(), 2);
+        assert_eq!(how, Discovered::Whole);
 
         // No longer referenced: dropped.
         Api::<api::ServiceMonitor>::namespaced(client.clone(), NS)
@@ -328,9 +387,10 @@ mod tests {
             ctx.stores.service_monitors.state().is_empty()
         })
         .await;
-        discover(&ctx, &agent, &mut values)
+        let (_, how) = discover(&ctx, &agent, &mut values, &mut kept)
             .await
             .expect("discovered");
+        assert_eq!(how, Discovered::Whole);
         assert!(values.held.is_empty(), "{:?}", values.held.keys());
     }
 }

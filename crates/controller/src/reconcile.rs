@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use api::GrafanaAgent;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
+use render::Discovery;
 use render::desired::PlanOptions;
 use render::index::ReverseIndex;
 use render::input_ref::{InputRef, Kind};
@@ -24,7 +25,7 @@ use crate::backoff::Backoff;
 use crate::context::Context;
 use crate::error::Error;
 use crate::events::{self, Announced};
-use crate::inputs::{self, Values};
+use crate::inputs::{self, Discovered, Values};
 use crate::metrics::Selection;
 use crate::status::{self, Cleanup, StaleEntries};
 use crate::watches::{self, Readiness};
@@ -52,6 +53,8 @@ struct AgentState {
     stale_entries: StaleEntries,
     /// When the last reconcile started (see [`MIN_RECONCILE_SPACING`]).
     last_started: Option<Instant>,
+    /// The latest discovery, which the next one starts from ([`inputs::discover`]).
+    discovery: Option<Discovery>,
 }
 
 type AgentStates = Mutex<HashMap<ObjectRef<GrafanaAgent>, Arc<tokio::sync::Mutex<AgentState>>>>;
@@ -198,29 +201,31 @@ async fn pipeline(
     let ctx = &r.ctx;
     let started = Instant::now();
     // snapshot + discover
-    let discovery = inputs::discover(ctx, agent, &mut state.values)
+    let (discovery, how) = inputs::discover(ctx, agent, &mut state.values, &mut state.discovery)
         .instrument(tracing::debug_span!("discover"))
         .await?;
-    let dropped = r
-        .index
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .record(&input_ref(key), &discovery.dependencies);
-    state.stale_entries.dropped(dropped);
+    if how == Discovered::Whole {
+        let dropped = r
+            .index
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .record(&input_ref(key), &discovery.dependencies);
+        state.stale_entries.dropped(dropped);
+    }
 
     let discovered = Instant::now();
     // plan
     let plan = tracing::debug_span!("plan").in_scope(|| {
         tokio::task::block_in_place(|| {
             plan_with_metrics(
-                &discovery,
+                discovery,
                 &r.plan_options,
                 MetricsConfig::Cache(&mut state.metrics_config),
             )
         })
     });
     ctx.metrics
-        .set_managed(&key.to_string(), Some(managed_counts(&discovery, &plan)));
+        .set_managed(&key.to_string(), Some(managed_counts(discovery, &plan)));
 
     let planned = Instant::now();
     // apply

@@ -57,7 +57,7 @@ enum Resolution {
 }
 
 /// The resolved values of every reference in one hierarchy.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Assets {
     /// Hashed, not ordered: every reference of every monitor is looked up here at each
     /// discovery (60k lookups at 10k ServiceMonitors), and ordered lookups of four-string keys

@@ -41,6 +41,7 @@ use crate::assets::{AssetKey, Assets};
 use crate::dependencies::{Dependencies, SelectorDependency};
 use crate::desired::generated_names;
 use crate::input_ref::{InputRef, Kind};
+use crate::journal::Journal;
 use crate::references::{self, Reference};
 use crate::rejection::{Reason, Rejection};
 use crate::selector;
@@ -50,7 +51,7 @@ use crate::store::{Input, InputView, labels_of};
 const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 /// A MetricsInstance and the monitors it selected.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MetricsInstanceNode {
     pub instance: Arc<MetricsInstance>,
     pub service_monitors: Vec<Arc<ServiceMonitor>>,
@@ -72,7 +73,7 @@ impl LogsInstanceNode {
 }
 
 /// A LogsInstance and the PodLogs it selected.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LogsInstanceNode {
     pub instance: Arc<LogsInstance>,
     pub pod_logs: Vec<Arc<PodLogs>>,
@@ -80,7 +81,7 @@ pub struct LogsInstanceNode {
 
 /// Everything one GrafanaAgent selected, plus the values of every Secret/ConfigMap key the
 /// selected objects refer to.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hierarchy {
     pub agent: Arc<GrafanaAgent>,
     pub metrics: Vec<MetricsInstanceNode>,
@@ -126,7 +127,7 @@ impl Hierarchy {
 }
 
 /// The result of discovery for one agent.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Discovery {
     pub hierarchy: Hierarchy,
     /// Objects (or parts of objects) left out, with the reason.
@@ -141,6 +142,9 @@ pub struct Discovery {
     /// when each object arrived ([`crate::store::InputView::unknown_fields`]): one warning
     /// (Reason `UnknownField`) per object; the objects run without them.
     pub warnings: Vec<Rejection>,
+    /// The inputs' [`crate::journal::Journal::revision`] it was made at, when they keep one:
+    /// where [`crate::rediscover`] takes it up from.
+    pub revision: Option<u64>,
 }
 
 struct Discoverer<'a, V: ?Sized> {
@@ -375,12 +379,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         metrics.and_then(|m| m.instance_selector.as_ref()),
         metrics.and_then(|m| m.instance_namespace_selector.as_ref()),
     );
-    // Denied unless the agent allows it explicitly (issue 38: a deliberate fix of upstream's
-    // default, docs/compatibility.md).
-    let deny_fs = metrics
-        .and_then(|m| m.arbitrary_fs_access_through_sms.as_ref())
-        .and_then(|a| a.deny)
-        .unwrap_or(true);
+    let deny_fs = denies_file_access(agent);
     let metrics = metrics_instances
         .into_iter()
         .map(|instance| {
@@ -510,13 +509,7 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
     d.rejections.dedup();
     d.dependencies.members = std::mem::take(&mut d.members).into_iter().collect();
     let to_load = not_loaded(&d.assets, &d.dependencies);
-    // The few objects with unknown fields, not every member: nothing to do in the usual case.
-    let warnings = inputs
-        .unknown_fields()
-        .iter()
-        .filter(|(object, _)| **object == agent_ref || d.dependencies.members.contains(object))
-        .map(|(object, fields)| Rejection::unknown_fields(object.clone(), fields))
-        .collect();
+    let warnings = unknown_field_warnings(inputs, &agent_ref, &d.dependencies);
     Discovery {
         hierarchy: Hierarchy {
             agent: agent.clone(),
@@ -530,7 +523,35 @@ pub fn discover<V: InputView + ?Sized>(agent: &Arc<GrafanaAgent>, inputs: &V) ->
         dependencies: d.dependencies,
         to_load,
         warnings,
+        revision: inputs.journal().map(Journal::revision),
     }
+}
+
+/// One warning per object of the agent's (itself included) with fields our schemas lack.
+pub(crate) fn unknown_field_warnings<V: InputView + ?Sized>(
+    inputs: &V,
+    agent: &InputRef,
+    dependencies: &Dependencies,
+) -> Vec<Rejection> {
+    // The few objects with unknown fields, not every member: nothing to do in the usual case.
+    inputs
+        .unknown_fields()
+        .iter()
+        .filter(|(object, _)| *object == agent || dependencies.members.contains(object))
+        .map(|(object, fields)| Rejection::unknown_fields(object.clone(), fields))
+        .collect()
+}
+
+/// Whether `agent` denies monitors that read the agent's own files (issue 38: a deliberate
+/// fix of upstream's default, docs/compatibility.md): unless it allows it explicitly.
+pub(crate) fn denies_file_access(agent: &GrafanaAgent) -> bool {
+    agent
+        .spec
+        .metrics
+        .as_ref()
+        .and_then(|m| m.arbitrary_fs_access_through_sms.as_ref())
+        .and_then(|a| a.deny)
+        .unwrap_or(true)
 }
 
 /// Issue 38, item 6: what `agent` generates ([`generated_names`]) against what every other
@@ -593,11 +614,11 @@ fn not_loaded(assets: &Assets, dependencies: &Dependencies) -> BTreeMap<DataRef,
 /// The first field of `sc` that makes the agent read a file of its own filesystem: a file
 /// discovery (the agent reads target lists from its pods' files). Every other file setting
 /// of prometheus-operator's ScrapeConfig names a Secret or ConfigMap key instead.
-fn scrape_config_file_access(sc: &ScrapeConfig) -> Option<String> {
+pub(crate) fn scrape_config_file_access(sc: &ScrapeConfig) -> Option<String> {
     (!sc.spec.file_sd_configs.is_empty()).then(|| "spec.fileSDConfigs".to_owned())
 }
 
-fn file_access(sm: &ServiceMonitor) -> Option<String> {
+pub(crate) fn file_access(sm: &ServiceMonitor) -> Option<String> {
     sm.spec.endpoints.iter().enumerate().find_map(|(i, e)| {
         let set = |s: &Option<String>| s.as_deref().is_some_and(|v| !v.is_empty());
         if set(&e.bearer_token_file) {

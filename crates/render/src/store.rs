@@ -25,6 +25,7 @@ use api::{
 use kube::core::Resource;
 
 use crate::input_ref::{InputRef, Kind};
+use crate::journal::{Change, Journal};
 use crate::references::{self, Reference};
 
 pub use crate::asset_key::AssetSource;
@@ -220,18 +221,29 @@ impl<T> Objects<T> {
 }
 
 impl<T: Input> Objects<T> {
-    fn insert(&mut self, namespace: String, name: String, object: Arc<T>) -> Option<Arc<T>> {
+    /// Adds or replaces the object; returns the one replaced and whether it had the same
+    /// labels and references.
+    fn insert(
+        &mut self,
+        namespace: String,
+        name: String,
+        object: Arc<T>,
+    ) -> (Option<Arc<T>>, bool) {
         let key = (namespace, name);
         let stored = Stored {
             references: object.references().into(),
             object: object.clone(),
         };
-        let previous = self
+        let replaced = self
             .by_namespace
             .entry(key.0.clone())
             .or_default()
-            .insert(key.1.clone(), stored)
-            .map(|s| s.object);
+            .insert(key.1.clone(), stored.clone());
+        let same_shape = replaced.as_ref().is_some_and(|r| {
+            r.references == stored.references
+                && labels_of(r.object.as_ref()) == labels_of(object.as_ref())
+        });
+        let previous = replaced.map(|s| s.object);
         match &previous {
             Some(previous) => self.unindex(&key, previous),
             None => self.len += 1,
@@ -244,7 +256,7 @@ impl<T: Input> Objects<T> {
                 .or_default()
                 .insert(key.clone(), object.clone());
         }
-        previous
+        (previous, same_shape)
     }
 
     fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<T>> {
@@ -377,6 +389,10 @@ pub trait InputView {
     /// Whether a Secret or ConfigMap that is not in the view was in the input but refused when
     /// read (a manifest document with an error): a reference to it is not to a missing object.
     fn data_refused(&self, source: AssetSource, namespace: &str, name: &str) -> bool;
+    /// What changed in the inputs, in order, when they keep it.
+    fn journal(&self) -> Option<&Journal> {
+        None
+    }
 }
 
 /// Every input, maintained from watch events or filled from files.
@@ -400,6 +416,8 @@ pub struct InputStore {
     /// What the schema check of each object found unknown, kept beside it: worked out once
     /// when the object arrives, never at a reconcile.
     unknown_fields: UnknownFields,
+    /// Every change above, for bringing an earlier discovery up to date.
+    journal: Journal,
 }
 
 impl InputStore {
@@ -421,12 +439,30 @@ impl InputStore {
     /// replaced.
     pub fn apply<T: Input>(&mut self, object: Arc<T>) -> Option<Arc<T>> {
         let (namespace, name) = namespaced_name(object.as_ref());
-        T::objects_mut(self).insert(namespace, name, object)
+        let change = || Change::MonitorEdited(InputRef::new(T::KIND, &namespace, &name));
+        let change = match T::KIND {
+            Kind::ServiceMonitor | Kind::PodMonitor | Kind::Probe | Kind::ScrapeConfig => {
+                Some(change())
+            }
+            _ => None,
+        };
+        let (previous, same_shape) = T::objects_mut(self).insert(namespace, name, object);
+        self.journal.record(match change {
+            Some(change) if same_shape => change,
+            _ => Change::Other,
+        });
+        previous
+    }
+
+    /// What changed in the store, in order.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
     }
 
     /// Replaces every object of kind `T` (a relist: the objects between `Init` and
     /// `InitDone`). Their unknown fields are forgotten: the relist's are recorded after it.
     pub fn reset<T: Input>(&mut self, objects: impl IntoIterator<Item = Arc<T>>) {
+        self.journal.record(Change::Other);
         *T::objects_mut(self) = Objects::default();
         self.unknown_fields
             .retain(|object, _| object.kind != T::KIND);
@@ -437,11 +473,13 @@ impl InputStore {
 
     /// Adds or relabels namespace `name`.
     pub fn apply_namespace(&mut self, name: impl Into<String>, labels: Labels) {
+        self.journal.record(Change::Other);
         self.namespaces.insert(name.into(), labels);
     }
 
     /// Replaces every namespace.
     pub fn reset_namespaces(&mut self, namespaces: impl IntoIterator<Item = (String, Labels)>) {
+        self.journal.record(Change::Other);
         self.namespaces = namespaces.into_iter().collect();
     }
 
@@ -455,6 +493,7 @@ impl InputStore {
         name: impl Into<String>,
         resource_version: Option<String>,
     ) {
+        self.journal.record(Change::Other);
         self.data_object_entry(source, namespace, name)
             .resource_version = resource_version;
     }
@@ -471,6 +510,7 @@ impl InputStore {
         key_names: BTreeSet<String>,
         values: KeyValues,
     ) {
+        self.journal.record(Change::Other);
         let object = self
             .data_map_mut(source)
             .entry((namespace.into(), name.into()))
@@ -509,6 +549,7 @@ impl InputStore {
         name: impl Into<String>,
         content: Arc<DataContent>,
     ) {
+        self.journal.record(Change::Other);
         let object = self.data_object_entry(source, namespace, name);
         object.resource_version = content.resource_version.clone();
         object.content = Some(content);
@@ -533,6 +574,7 @@ impl InputStore {
         source: AssetSource,
         objects: impl IntoIterator<Item = (NamespacedName, Option<String>)>,
     ) {
+        self.journal.record(Change::Other);
         let mut previous = std::mem::take(self.data_map_mut(source));
         let map = self.data_map_mut(source);
         for (key, resource_version) in objects {
@@ -547,6 +589,7 @@ impl InputStore {
     /// [`InputView::unknown_fields`]. Set with every version of the object: a version without
     /// them clears them.
     pub fn set_unknown_fields(&mut self, object: InputRef, fields: Vec<String>) {
+        self.journal.record(Change::UnknownFields(object.clone()));
         if fields.is_empty() {
             self.unknown_fields.remove(&object);
         } else {
@@ -557,6 +600,7 @@ impl InputStore {
     /// Removes one object (a watch's `Delete`). Returns whether it was there. For
     /// `Kind::Namespace`, `namespace` is ignored and `name` is the namespace.
     pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> bool {
+        self.journal.record(Change::Other);
         if !self.unknown_fields.is_empty() {
             self.unknown_fields
                 .remove(&InputRef::new(kind, namespace, name));
@@ -603,6 +647,7 @@ impl InputStore {
 
     /// Records a Secret or ConfigMap refused when read from a file ([`InputView::data_refused`]).
     pub fn refuse_data(&mut self, source: AssetSource, namespace: &str, name: &str) {
+        self.journal.record(Change::Other);
         self.refused_data
             .insert((source, (namespace.to_owned(), name.to_owned())));
     }
@@ -650,6 +695,10 @@ impl InputView for InputStore {
 
     fn unknown_fields(&self) -> &UnknownFields {
         &self.unknown_fields
+    }
+
+    fn journal(&self) -> Option<&Journal> {
+        Some(&self.journal)
     }
 }
 
@@ -754,6 +803,11 @@ impl<V: InputView + ?Sized> InputView for WithContent<'_, V> {
 
     fn unknown_fields(&self) -> &UnknownFields {
         self.base.unknown_fields()
+    }
+
+    /// The base's: the values laid over it are not journaled (see [`crate::rediscover`]).
+    fn journal(&self) -> Option<&Journal> {
+        self.base.journal()
     }
 }
 
