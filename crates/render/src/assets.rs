@@ -7,7 +7,7 @@ pub use crate::asset_key::{ASSETS_MOUNT_PATH, AssetKey, AssetSource, sanitize_la
 use crate::store::{InputView, KeyLookup};
 
 /// Why a referenced value is not available.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum AssetError {
     #[error("{0}: the object does not exist")]
     ObjectMissing(AssetKey),
@@ -48,7 +48,7 @@ impl crate::rejection::Reason {
 }
 
 /// What a reference resolved to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Resolution {
     Value(Vec<u8>),
     Failed(AssetError),
@@ -151,6 +151,15 @@ impl Assets {
             )) => true,
             Some(_) => false,
         }
+    }
+
+    /// Feeds what `key` resolved to (its value, or why there is none) and its
+    /// [`Assets::path`] into `hasher`, without copying the value: what a monitor referring to
+    /// it can read.
+    pub fn hash_resolution(&self, key: &AssetKey, hasher: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        self.resolved.get(key).hash(hasher);
+        self.path(key).hash(hasher);
     }
 
     /// The in-pod file path of `key`, for fields that take a file. Fails when the object or

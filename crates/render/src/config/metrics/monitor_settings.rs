@@ -507,23 +507,24 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
     let mut out = BTreeSet::new();
     for node in &h.metrics {
         out.extend(class_warnings(runtime, node.instance.as_ref()));
+        // Each monitor's name is made only for a warning: most monitors have none.
         for sm in &node.service_monitors {
-            let object = InputRef::of(Kind::ServiceMonitor, sm.as_ref());
+            let object = || InputRef::of(Kind::ServiceMonitor, sm.as_ref());
             let endpoints = sm.spec.endpoints.iter().map(|e| &e.common);
             out.extend(monitor_warnings(
                 runtime,
-                &object,
+                object,
                 &sm.spec.scrape,
                 endpoints,
                 "spec.endpoints",
             ));
         }
         for pm in &node.pod_monitors {
-            let object = InputRef::of(Kind::PodMonitor, pm.as_ref());
+            let object = || InputRef::of(Kind::PodMonitor, pm.as_ref());
             let endpoints = pm.spec.pod_metrics_endpoints.iter().map(|e| &e.common);
             out.extend(monitor_warnings(
                 runtime,
-                &object,
+                object,
                 &pm.spec.scrape,
                 endpoints,
                 "spec.podMetricsEndpoints",
@@ -533,7 +534,7 @@ pub fn warnings(h: &Hierarchy) -> Vec<Rejection> {
             let object = InputRef::of(Kind::Probe, p.as_ref());
             out.extend(monitor_warnings(
                 runtime,
-                &object,
+                || object.clone(),
                 &probe_settings(&p.spec),
                 std::iter::empty(),
                 "",
@@ -685,7 +686,7 @@ fn class_warnings(runtime: Runtime, instance: &api::MetricsInstance) -> Vec<Reje
 /// endpoints.
 pub(super) fn monitor_warnings<'e>(
     runtime: Runtime,
-    object: &InputRef,
+    object: impl Fn() -> InputRef,
     s: &MonitorScrapeSettings,
     endpoints: impl Iterator<Item = &'e ScrapeEndpoint>,
     endpoints_field: &str,
@@ -697,7 +698,7 @@ pub(super) fn monitor_warnings<'e>(
     };
     let mut warn = |field: String, instead: &str| {
         out.push(Rejection::new(
-            object.clone(),
+            object(),
             reason,
             field,
             format!("not used by {who}: {instead}"),

@@ -970,7 +970,7 @@ pub fn warnings(h: &Hierarchy, native_metrics: bool) -> Vec<Rejection> {
             // has no endpoints, its trackTimestampsStaleness is its own.
             out.extend(monitor_warnings(
                 runtime,
-                &object,
+                || object.clone(),
                 &monitor_settings_of(spec),
                 std::iter::empty(),
                 "",
