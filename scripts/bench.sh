@@ -9,6 +9,9 @@
 #                                           # benchmarks-controller.svg
 #   scripts/bench.sh yaml [FLAGS]           # render::yaml against serde-saphyr's serializer on
 #                                           # the 10k metrics agent.yml (~1 min; not in `all`)
+#   scripts/bench.sh edit-core [FLAGS]      # a controller's discover + plan after one
+#                                           # ServiceMonitor edit, in-process at 10k, discovery
+#                                           # whole and from the last one (~1 min; not in `all`)
 #   scripts/bench.sh alloy-native [FLAGS]   # the native Alloy metrics config against the
 #                                           # static one Alloy converts, rendered at 10k
 #                                           # ServiceMonitors (~1 min; not in `all`)
@@ -27,7 +30,8 @@
 #   scripts/bench.sh --sizes 1000,10000     # flags without a benchmark name go to render
 #
 # FLAGS are those of the bench binary (render), the controller-bench binary (controller),
-# the yaml-bench binary (yaml), the alloy-native-bench binary (alloy-native) or the
+# the yaml-bench binary (yaml), the edit-core-bench binary (edit-core), the alloy-native-bench
+# binary (alloy-native) or the
 # versus-upstream binary (versus-upstream);
 # --help lists them. Inputs, outputs and operator logs go to target/bench/. Run it on a quiet
 # machine: other builds running at the same time inflate every figure.
@@ -39,8 +43,8 @@ release=${CARGO_TARGET_DIR:-target}/release
 
 which=all
 case "${1:-}" in
-  render | controller | yaml | alloy-native | versus-upstream | real-node | all) which=$1; shift ;;
-  --help | -h) sed -n '2,28p' "$0"; exit 0 ;;
+  render | controller | yaml | edit-core | alloy-native | versus-upstream | real-node | all) which=$1; shift ;;
+  --help | -h) sed -n '2,31p' "$0"; exit 0 ;;
   -*) which=render ;;
 esac
 if [ "$which" = all ] && [ $# -gt 0 ]; then
@@ -120,13 +124,14 @@ if [ "$which" = real-node ]; then
   exit 0
 fi
 
-echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench, alloy-native-bench, versus-upstream)" >&2
+echo "== cargo build --release (agent-operator, bench, controller-bench, yaml-bench, edit-core-bench, alloy-native-bench, versus-upstream)" >&2
 cargo build --release --locked -p agent-operator -p agent-operator-bench >&2
 
 case "$which" in
   render) render "$@" ;;
   controller) controller "$@" ;;
   yaml) "$release/yaml-bench" "$@" ;;
+  edit-core) "$release/edit-core-bench" "$@" ;;
   alloy-native) "$release/alloy-native-bench" "$@" ;;
   versus-upstream) versus_upstream "$@" ;;
   all)
