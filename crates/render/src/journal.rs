@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use crate::asset_key::AssetSource;
 use crate::input_ref::InputRef;
 
 /// One change to the store.
@@ -15,9 +16,18 @@ pub enum Change {
     MonitorEdited(InputRef),
     /// The fields our schemas lack were recorded anew for this object.
     UnknownFields(InputRef),
+    /// A Secret or ConfigMap announced, changed, read, refused or deleted: it matters only to
+    /// the agents that refer to it (the operator's own config Secrets change at every write).
+    Data(InputRef),
     /// Anything else (an object added, deleted or relabelled, a reference changed, a
-    /// namespace, a Secret, a relist).
+    /// namespace, a relist).
     Other,
+}
+
+impl Change {
+    pub(crate) fn data(source: AssetSource, namespace: &str, name: &str) -> Self {
+        Change::Data(InputRef::new(source.kind(), namespace, name))
+    }
 }
 
 /// The store's changes, each numbered; the latest [`Journal::CAPACITY`] are kept.

@@ -6,8 +6,10 @@
 //! journals it as [`Change::MonitorEdited`]) is selected by the same selectors and resolves
 //! the same values: the new discovery is the old one with the monitor's new version in place
 //! of the old. At 10k ServiceMonitors that takes microseconds where [`crate::discover`] takes
-//! about 40 ms (BENCHMARKS.md, issue 35). Anything else since (and an edit of a monitor that
-//! was rejected, or that now reads the agent's files) is left to a full discovery.
+//! about 40 ms (BENCHMARKS.md, issue 35). A Secret or ConfigMap the agent does not refer to
+//! (the operator's own config Secrets, written at every edit) changes nothing either.
+//! Anything else since (and an edit of a monitor that was rejected, or that now reads the
+//! agent's files) is left to a full discovery.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -50,6 +52,11 @@ pub fn rediscover<V: InputView + ?Sized>(
             }
             // Warnings are worked out again below.
             Change::UnknownFields(_) => {}
+            Change::Data(object) if discovery.dependencies.references.contains_key(object) => {
+                return false;
+            }
+            // Discovery reads a Secret or ConfigMap only through a reference to it.
+            Change::Data(_) => {}
             Change::Other => return false,
         }
     }

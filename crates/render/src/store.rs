@@ -493,7 +493,8 @@ impl InputStore {
         name: impl Into<String>,
         resource_version: Option<String>,
     ) {
-        self.journal.record(Change::Other);
+        let (namespace, name) = (namespace.into(), name.into());
+        self.journal.record(Change::data(source, &namespace, &name));
         self.data_object_entry(source, namespace, name)
             .resource_version = resource_version;
     }
@@ -510,10 +511,11 @@ impl InputStore {
         key_names: BTreeSet<String>,
         values: KeyValues,
     ) {
-        self.journal.record(Change::Other);
+        let (namespace, name) = (namespace.into(), name.into());
+        self.journal.record(Change::data(source, &namespace, &name));
         let object = self
             .data_map_mut(source)
-            .entry((namespace.into(), name.into()))
+            .entry((namespace, name))
             .or_insert_with(|| DataObject {
                 resource_version: resource_version.clone(),
                 content: None,
@@ -549,7 +551,8 @@ impl InputStore {
         name: impl Into<String>,
         content: Arc<DataContent>,
     ) {
-        self.journal.record(Change::Other);
+        let (namespace, name) = (namespace.into(), name.into());
+        self.journal.record(Change::data(source, &namespace, &name));
         let object = self.data_object_entry(source, namespace, name);
         object.resource_version = content.resource_version.clone();
         object.content = Some(content);
@@ -600,7 +603,11 @@ impl InputStore {
     /// Removes one object (a watch's `Delete`). Returns whether it was there. For
     /// `Kind::Namespace`, `namespace` is ignored and `name` is the namespace.
     pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> bool {
-        self.journal.record(Change::Other);
+        self.journal.record(match kind {
+            Kind::Secret => Change::data(AssetSource::Secret, namespace, name),
+            Kind::ConfigMap => Change::data(AssetSource::ConfigMap, namespace, name),
+            _ => Change::Other,
+        });
         if !self.unknown_fields.is_empty() {
             self.unknown_fields
                 .remove(&InputRef::new(kind, namespace, name));
@@ -647,7 +654,7 @@ impl InputStore {
 
     /// Records a Secret or ConfigMap refused when read from a file ([`InputView::data_refused`]).
     pub fn refuse_data(&mut self, source: AssetSource, namespace: &str, name: &str) {
-        self.journal.record(Change::Other);
+        self.journal.record(Change::data(source, namespace, name));
         self.refused_data
             .insert((source, (namespace.to_owned(), name.to_owned())));
     }

@@ -335,6 +335,27 @@ fn an_edit_of_a_rejected_monitor_is_declined() {
 }
 
 #[test]
+fn changes_of_secrets_and_config_maps_not_referred_to_are_taken() {
+    use render::assets::AssetSource;
+    let mut store = store();
+    let mut d = discover(&agent(&store), &store);
+    // The operator's own config Secret, written at every edit, and others nobody refers to.
+    store.apply_meta(AssetSource::Secret, "ops", "a-config", Some("5".into()));
+    store.apply_meta(AssetSource::ConfigMap, "apps", "auth", Some("6".into()));
+    store.delete(Kind::Secret, "ops", "unrelated");
+    edit::<ServiceMonitor>(
+        &mut store,
+        "ops",
+        "sm-4",
+        add_relabeling("/spec/endpoints/0", "x"),
+    );
+    assert!(rediscovered(&store, &mut d));
+    // The one referred to is not.
+    store.delete(Kind::Secret, "ops", "auth");
+    assert!(!rediscovered(&store, &mut d));
+}
+
+#[test]
 fn an_edited_agent_is_declined() {
     let mut store = store();
     let mut d = discover(&agent(&store), &store);
