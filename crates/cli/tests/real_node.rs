@@ -20,6 +20,9 @@ use testenv::Cluster;
 
 /// The scrape interval of every monitor in the test: short, so the test is.
 const INTERVAL_SECONDS: u64 = 5;
+/// How late a scrape loop may start on the loaded node (goroutine scheduling), in the
+/// handover checks of a roll: far below an interval, so a missed scrape still fails them.
+const SCRAPE_START_JITTER_SECONDS: f64 = 0.5;
 
 /// Loki, built from its pinned module by scripts/build-loki (cached).
 fn loki_binary() -> PathBuf {
@@ -2130,10 +2133,12 @@ fn roll_every_agent_pod(
     );
     // What minReadySeconds is for: at each handover no scrape of a target is missed, that is
     // the new pod's first sample comes within one interval of the last of the pod it takes
-    // over from (before it, or after it by less than the interval that pod would have waited).
+    // over from (before it, or after it by less than the interval that pod would have waited),
+    // give or take the scrape loops' scheduling on a loaded node (a local run saw 5.1 s at
+    // 5 s); a scrape missed shows as a gap of about two intervals.
     for (pod, instance, overlap) in &handovers.overlaps {
         assert!(
-            *overlap > -(INTERVAL_SECONDS as f64),
+            *overlap > -(INTERVAL_SECONDS as f64 + SCRAPE_START_JITTER_SECONDS),
             "{what}: {pod}'s first sample of {instance} came {:.1}s after the last of the pod \
              it took over from: a scrape interval of {INTERVAL_SECONDS}s missed",
             -overlap
