@@ -60,17 +60,13 @@ pub fn rediscover<V: InputView + ?Sized>(
             Change::Other => return false,
         }
     }
-    let members = &discovery.dependencies.members;
     // A monitor not selected stays out: same labels, same selectors.
-    let edited: Vec<&InputRef> = edited
-        .into_iter()
-        .filter(|o| members.contains(*o))
-        .collect();
+    edited.retain(|o| discovery.dependencies.members.contains(*o));
     // Rejected before (a reference, a file), it may not be now, and the other way round.
     if discovery
         .rejections
         .iter()
-        .any(|r| edited.contains(&&r.object))
+        .any(|r| edited.contains(&r.object))
     {
         return false;
     }

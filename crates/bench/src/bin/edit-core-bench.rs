@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
 use api::ServiceMonitor;
+use bench::controller::percentile;
 use bench::generate::{Params, generate, namespace_name, service_monitor_name};
-use bench::measure::{load, loadavg};
+use bench::measure::{load, loadavg, ms};
 use clap::Parser;
 use render::PlanOptions;
 use render::plan::{MetricsConfig, plan_with_metrics};
@@ -113,10 +114,10 @@ fn main() -> Result<()> {
         ("discover (from the last one) + plan", &totals),
     ] {
         println!(
-            "| {step} | {} | {} | {} |",
-            ms(percentile(times, 50)),
-            ms(percentile(times, 99)),
-            ms(percentile(times, 100))
+            "| {step} | {} ms | {} ms | {} ms |",
+            ms(percentile(times, 50.0)),
+            ms(percentile(times, 99.0)),
+            ms(percentile(times, 100.0))
         );
     }
     Ok(())
@@ -146,15 +147,4 @@ fn edited(
         .context("relabelings is not a list")?
         .push(serde_json::json!({"targetLabel": "bench_edit", "replacement": format!("bench-edit-{seq:08}")}));
     Ok(serde_json::from_value(value)?)
-}
-
-fn percentile(times: &[Duration], p: usize) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    let at = (sorted.len() * p / 100).min(sorted.len().saturating_sub(1));
-    sorted.get(at).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
