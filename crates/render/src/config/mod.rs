@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::rejection::Rejection;
 
 pub mod common;
+pub mod integration_identity;
 pub mod integration_settings;
 pub mod integrations;
 pub mod logs;

@@ -28,6 +28,7 @@ use super::pod_template::{self, AgentContext, PodOptions, PodTemplate, Source, S
 use super::{logs, metrics};
 use crate::assets::AssetKey;
 use crate::config;
+use crate::config::integration_identity::{self, Identity};
 use crate::desired::{assets_secret_name, integrations_workload_name};
 use crate::discover::Hierarchy;
 use crate::input_ref::{InputRef, Kind};
@@ -227,6 +228,66 @@ fn foreign_volumes(h: &Hierarchy, i: &Integration, me: &InputRef) -> Result<(), 
     }
 }
 
+/// Whether the agent can name `i` ([`integration_identity`]) by an identifier no Integration
+/// of its kind in `accepted` (with who defined each) has: the agent refuses the whole
+/// integrations config over a duplicate or an integration it cannot name. Runtime alloy names
+/// its components otherwise (checked by their labels), but refuses kafka's missing instance too.
+fn identity_free(
+    h: &Hierarchy,
+    i: &Integration,
+    me: &InputRef,
+    accepted: &[(&Integration, String)],
+) -> Result<(), Rejection> {
+    let empty = serde_json::Map::new();
+    let config = i.spec.config.as_object().unwrap_or(&empty);
+    let name = &i.spec.name;
+    let agent = crate::alloy::runtime(h) == api::grafana_agent::Runtime::Agent;
+    let identity = match integration_identity::identity(name, config) {
+        Ok(identity) => identity,
+        Err(e) if agent => return Err(Rejection::of_field(me.clone(), e)),
+        Err(e) if name == "kafka" => {
+            return Err(Rejection::new(
+                me.clone(),
+                Reason::AlloyRefuses,
+                e.field,
+                format!("runtime alloy: {}", e.message),
+            ));
+        }
+        Err(_) => return Ok(()),
+    };
+    if !agent {
+        return Ok(());
+    }
+    let same = accepted.iter().find_map(|(other, owner)| {
+        if other.spec.name != *name {
+            return None;
+        }
+        if other.spec.config == i.spec.config {
+            return Some(format!(
+                "its config equals that of {owner}, so the agent names both alike"
+            ));
+        }
+        let theirs = other.spec.config.as_object().unwrap_or(&empty);
+        match (&identity, integration_identity::identity(name, theirs)) {
+            (Identity::Known(mine), Ok(Identity::Known(theirs))) if *mine == theirs => {
+                Some(format!("the agent names it {mine:?}, as it names {owner}"))
+            }
+            _ => None,
+        }
+    });
+    match same {
+        None => Ok(()),
+        Some(why) => Err(Rejection::new(
+            me.clone(),
+            Reason::DuplicateName,
+            "spec.config.instance".to_owned(),
+            format!(
+                "{why}, and would refuse the whole integrations config over the duplicate (\"multiple instance names ... in integration {name:?}\"), stopping every integration of this agent; give the Integrations distinct spec.config.instance values"
+            ),
+        )),
+    }
+}
+
 /// The Integrations of the Deployment (`all_nodes` false) or the DaemonSet (true), minus
 /// those the config renderer cannot render and those whose volumes cannot be added. Volume
 /// names and mount paths are checked against the agent's own, the workload's, and those of
@@ -256,6 +317,8 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
     let mut mounted_keys: BTreeSet<AssetKey> = BTreeSet::new();
     // The singleton integrations accepted so far, and who defined each.
     let mut singletons: BTreeMap<String, InputRef> = BTreeMap::new();
+    // The Integrations accepted so far, with who defined each, for their identifiers.
+    let mut identities: Vec<(&Integration, String)> = Vec::new();
     for i in h
         .integrations
         .iter()
@@ -284,6 +347,10 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             && let Err(e) = config::integrations::check_autoscrape(h, i)
         {
             subset.rejections.push(Rejection::of_field(me, e));
+            continue;
+        }
+        if let Err(r) = identity_free(h, i, &me, &identities) {
+            subset.rejections.push(r);
             continue;
         }
         // Runtime alloy: what Alloy refuses is left out of both the config and the pods.
@@ -319,6 +386,7 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             }
             Ok(Contribution { volumes, mounts }) => {
                 let owner = me.to_string();
+                identities.push((i.as_ref(), owner.clone()));
                 if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy
                     && let Some(label) = crate::alloy::integration_label(i)
                 {
