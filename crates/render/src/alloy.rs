@@ -771,6 +771,9 @@ pub fn warnings(
         }
     }
     for integration in &h.integrations {
+        if integration.spec.name == "snmp" {
+            out.extend(snmp_walk_params_without_retries(integration));
+        }
         if WITHOUT_METRICS.contains(&integration.spec.name.as_str()) {
             continue;
         }
@@ -797,6 +800,27 @@ pub fn warnings(
     }
     out.sort();
     out
+}
+
+/// A snmp `walk_params` entry without `retries`: the agent then keeps the module's retries,
+/// while Alloy's `walk_param` block has no unset value (the converter and the native writer
+/// alike leave it out, which Alloy reads as 0).
+fn snmp_walk_params_without_retries(integration: &Integration) -> Vec<Rejection> {
+    let Some(Value::Object(params)) = integration.spec.config.get("walk_params") else {
+        return Vec::new();
+    };
+    params
+        .iter()
+        .filter(|(_, p)| p.get("retries").is_none_or(Value::is_null))
+        .map(|(name, _)| {
+            Rejection::new(
+                InputRef::of(Kind::Integration, integration),
+                Reason::AlloyDifference,
+                format!("spec.config.walk_params.{name}.retries"),
+                "is unset: the agent then keeps the module's retries, but Alloy's walk_param block has no unset value and its targets are walked without retries (0); set retries to keep them".to_owned(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

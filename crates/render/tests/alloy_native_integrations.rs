@@ -26,7 +26,7 @@ use support::alloy_run::{
 
 /// What the native config says otherwise than the converter's, by component kind and
 /// attribute or block, and why.
-const DELIBERATE: [(&str, &str, &str); 3] = [
+const DELIBERATE: [(&str, &str, &str); 4] = [
     (
         "prometheus.remote_write",
         "wal",
@@ -45,6 +45,12 @@ const DELIBERATE: [(&str, &str, &str); 3] = [
         "probe_timeout_offset",
         "the agent's offset is seconds (a float, 0.5 by default): native writes that length; \
          the converter casts the float to nanoseconds (0.5 becomes 0s, 1.5 becomes 1ns)",
+    ),
+    (
+        "prometheus.exporter.snmp",
+        "config",
+        "snmp's inline snmp_config (modules and auths): native writes it as the component's \
+         config; the converter drops it, so Alloy would run the embedded modules instead",
     ),
 ];
 

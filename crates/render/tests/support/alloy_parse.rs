@@ -4,7 +4,8 @@
 //! operator's native config and `alloy convert`'s can be compared component by component.
 //!
 //! A component or block body is an object: attributes by name; nested blocks by name, each
-//! name holding the list of its blocks in order (empty blocks are left out: they set nothing).
+//! name holding the list of its blocks in order (empty blocks are left out: they set nothing),
+//! or, for labelled nested blocks (`walk_param "slow" { }`), an object of their bodies by label.
 //! The blocks of Alloy's ordered lists ([`ORDERED_BLOCKS`]: `stage.cri`, `stage.regex`, ...,
 //! `metric.counter`) are one list under the list's name, in order, each `{"<kind>": body}`,
 //! empty ones included: their order is the pipeline's, and `stage.cri { }` is a stage.
@@ -144,8 +145,20 @@ impl Parser {
             } else {
                 self.at = start;
                 let (name, label, body) = self.block()?;
-                if label.is_some() {
-                    return self.error("a labelled block inside a block");
+                if let Some(label) = label {
+                    // Labelled blocks (`walk_param "slow"`) are told apart by their labels, in
+                    // whatever order written; an empty one still names something.
+                    let by_label = out.entry(name).or_insert_with(|| Value::Object(Map::new()));
+                    match by_label {
+                        Value::Object(by_label) if !by_label.contains_key(&label) => {
+                            by_label.insert(label, body);
+                        }
+                        _ => {
+                            return self
+                                .error("a labelled block twice, or named like another item");
+                        }
+                    }
+                    continue;
                 }
                 if let Some((list, kind)) = name.split_once('.')
                     && ORDERED_BLOCKS.contains(&list)

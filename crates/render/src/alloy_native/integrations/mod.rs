@@ -496,8 +496,13 @@ mod tests {
             ("blackbox", json!({}), "spec.config.blackbox_config"),
             (
                 "snmp",
-                json!({"snmp_config": {"auths": {}}}),
-                "spec.config.snmp_config",
+                json!({"walk_params": {"slow": {"allow_nonincreasing_oids": true}}}),
+                "spec.config.walk_params.slow.allow_nonincreasing_oids",
+            ),
+            (
+                "snmp",
+                json!({"walk_params": {"slow-links": {"retries": 3}}}),
+                "spec.config.walk_params.slow-links",
             ),
             (
                 "snmp",
@@ -561,6 +566,10 @@ mod tests {
             (
                 "snmp",
                 json!({"config_file": "/s.yml", "snmp_targets": [{"name": "a", "address": "b", "auth": "public_v2"}]}),
+            ),
+            (
+                "snmp",
+                json!({"snmp_config": {"auths": {"v2": {"community": "c"}}}, "walk_params": {"slow": {"max_repetitions": 5, "retries": 0, "timeout": "10s", "use_unconnected_udp_socket": true}}}),
             ),
         ];
         for (integration, config) in cases {
