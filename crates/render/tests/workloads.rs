@@ -81,7 +81,7 @@ metadata: {{name: {name}, namespace: monitoring}}
 spec:
   name: redis
   type: {{allNodes: {all_nodes}}}
-  config: {{}}
+  config: {{instance: {name}}}
 {extra}
 "#
     )
