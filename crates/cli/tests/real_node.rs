@@ -585,13 +585,45 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
         "GrafanaAgent applied -> its first sample in Prometheus",
         first_sample,
     );
+    let delivered = await_deliveries(env, "GrafanaAgent applied", applied, first_sample, None);
+    timing(
+        "GrafanaAgent applied -> every delivery (monitors, integration, cAdvisor, logs)",
+        applied.elapsed(),
+    );
+    delivered
+}
+
+/// `promql`, one of [`DELIVERIES`]' queries (a selector, or a selector `== 1`), with only the
+/// series whose last sample is newer than `since` (seconds since the Unix epoch) when given:
+/// what arrived after a change, not what Prometheus still holds from before it.
+fn fresh(promql: &str, since: Option<f64>) -> String {
+    match since {
+        None => promql.to_owned(),
+        Some(since) => {
+            let selector = promql.strip_suffix(" == 1").unwrap_or(promql);
+            format!("({promql}) and (timestamp({selector}) > {since:.3})")
+        }
+    }
+}
+
+/// Waits until Prometheus and Loki hold what every part of the real-node hierarchy ships (each of
+/// [`DELIVERIES`] and log lines through the PodLogs), each newer than `since` when given; the
+/// time each took is printed from `started`, when `cause` happened.
+fn await_deliveries(
+    env: &Env,
+    cause: &str,
+    started: Instant,
+    first_sample: Duration,
+    since: Option<f64>,
+) -> Delivered {
     let mut series = BTreeMap::new();
     for (what, promql, count) in DELIVERIES {
+        let promql = fresh(promql, since);
         let limit = Duration::from_secs(180);
         let waited = Instant::now();
         let found = loop {
             let found = env
-                .query(promql)
+                .query(&promql)
                 .iter()
                 .map(|sample| serde_json::from_value(sample["metric"].clone()).expect("labels"))
                 .collect::<Vec<BTreeMap<String, String>>>();
@@ -599,23 +631,26 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
                 break found;
             }
             if waited.elapsed() >= limit {
-                eprintln!("{}", delivery_state(env, promql, &found));
+                eprintln!("{}", delivery_state(env, &promql, &found));
                 panic!("{what}: {count} series not after {limit:?}");
             }
             std::thread::sleep(Duration::from_millis(500));
         };
         eprintln!(
-            "GrafanaAgent applied -> {what}: {:.1} s",
-            applied.elapsed().as_secs_f64()
+            "{cause} -> {what}: {:.1} s",
+            started.elapsed().as_secs_f64()
         );
         series.insert(what, found);
     }
     let query = percent_encode(r#"{namespace="shop", source="e2e", level="warn"}"#);
+    let start = since.map_or_else(String::new, |since| {
+        format!("&start={}", (since * 1e9) as u128)
+    });
     let mut log_lines = Vec::new();
     let mut log_streams = Vec::new();
     eventually("log lines at Loki", Duration::from_secs(180), || {
         let Ok(body) = env.netns_curl(&format!(
-            "http://127.0.0.1:3100/loki/api/v1/query_range?query={query}&limit=20"
+            "http://127.0.0.1:3100/loki/api/v1/query_range?query={query}&limit=20{start}"
         )) else {
             return false;
         };
@@ -635,10 +670,6 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
             .collect();
         !log_lines.is_empty()
     });
-    timing(
-        "GrafanaAgent applied -> every delivery (monitors, integration, cAdvisor, logs)",
-        applied.elapsed(),
-    );
     Delivered {
         first_sample,
         series,
@@ -1086,6 +1117,13 @@ fn shipped_by(operator: &Operator, runtime: &str, images: Vec<PathBuf>) -> Shipp
         }
         _ => assert!(image.starts_with("grafana/agent:"), "{image}"),
     }
+    arrived(&env, runtime, &delivered, None)
+}
+
+/// What `delivered` holds as [`Shipped`] compares it: with this cluster's node and pod names,
+/// IPs and UIDs replaced, and every target (`up`), only those scraped since `since` when given.
+/// With `runtime` agent, also which shards scrape each target (from the agents' own API).
+fn arrived(env: &Env, runtime: &str, delivered: &Delivered, since: Option<f64>) -> Shipped {
     // Every node's and pod's name, IP and UID, longest first (no name replaced inside another).
     let mut replace: Vec<(String, &str)> = Vec::new();
     let nodes = env.json(&["get", "nodes"]);
@@ -1143,7 +1181,7 @@ fn shipped_by(operator: &Operator, runtime: &str, images: Vec<PathBuf>) -> Shipp
     }
     // Every target has reported by now (each delivery waited for its own).
     let up: Vec<Labels> = env
-        .query("up")
+        .query(&fresh("up", since))
         .iter()
         .map(|s| serde_json::from_value(s["metric"].clone()).expect("labels"))
         .collect();
@@ -1167,7 +1205,7 @@ fn shipped_by(operator: &Operator, runtime: &str, images: Vec<PathBuf>) -> Shipp
                 for (pod, ip) in
                     env.pod_ips("monitoring", "operator.agent.grafana.com/type=metrics")
                 {
-                    let Some(targets) = agent_targets(&env, &ip) else {
+                    let Some(targets) = agent_targets(env, &ip) else {
                         return false;
                     };
                     // `agent-0` is shard 0, `agent-shard-1-1` shard 1.
@@ -1244,6 +1282,71 @@ fn set_difference(
 /// the same labels to Prometheus, the same log lines in streams with the same labels to Loki,
 /// but for the differences docs/alloy.md lists ([`as_alloy_ships`]). Issue 34: a third run,
 /// Alloy on the operator's native Alloy syntax, ships exactly what Alloy converting ships.
+/// Where what `b` shipped differs from what `a` shipped, `a`'s series (series, targets and log
+/// streams) taken through `translate` first: a line per difference.
+fn shipping_differences(
+    a: &Shipped,
+    b: &Shipped,
+    a_name: &str,
+    b_name: &str,
+    translate: fn(&Labels) -> Labels,
+) -> Vec<String> {
+    let translated =
+        |set: &BTreeSet<Labels>| -> BTreeSet<Labels> { set.iter().map(translate).collect() };
+    let mut differences = Vec::new();
+    for (what, (series, count)) in &a.series {
+        let Some((theirs, their_count)) = b.series.get(what) else {
+            differences.push(format!("{what}: nothing from {b_name}"));
+            continue;
+        };
+        differences.extend(set_difference(
+            what,
+            &translated(series),
+            theirs,
+            a_name,
+            b_name,
+        ));
+        if count != their_count {
+            differences.push(format!(
+                "{what}: {count} series from {a_name}, {their_count} from {b_name}"
+            ));
+        }
+    }
+    differences.extend(set_difference(
+        "targets (up)",
+        &translated(&a.targets.0),
+        &b.targets.0,
+        a_name,
+        b_name,
+    ));
+    if a.targets.1 != b.targets.1 {
+        differences.push(format!(
+            "targets: {} from {a_name}, {} from {b_name}",
+            a.targets.1, b.targets.1
+        ));
+    }
+    differences.extend(set_difference(
+        "log streams",
+        &translated(&a.log_streams),
+        &b.log_streams,
+        a_name,
+        b_name,
+    ));
+    if a.log_lines != b.log_lines {
+        differences.push(format!(
+            "log lines: {a_name} {:?}, {b_name} {:?}",
+            a.log_lines, b.log_lines
+        ));
+    }
+    differences
+}
+
+/// Issue 24: the same hierarchy run by the agent and by Alloy (runtime alloy with its default
+/// image, which scripts/build-images --alloy builds from scripts/build-alloy's binary) on a real
+/// node, each on a cluster of its own, ships the same: the same targets, the same series with
+/// the same labels to Prometheus, the same log lines in streams with the same labels to Loki,
+/// but for the differences docs/alloy.md lists ([`as_alloy_ships`]). Issue 34: a third run,
+/// Alloy on the operator's native Alloy syntax, ships exactly what Alloy converting ships.
 #[test]
 fn alloy_ships_what_the_agent_ships() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -1255,95 +1358,186 @@ fn alloy_ships_what_the_agent_ships() {
         "the hierarchy on the agent, then on Alloy converting it, then on Alloy native",
         start.elapsed(),
     );
+    assert!(
+        !agent.series.is_empty() && !agent.log_lines.is_empty(),
+        "{agent:?}"
+    );
     // Issue 34: the operator's own Alloy syntax ships exactly what the converted config ships.
-    let mut native_differences = Vec::new();
-    for (what, (series, count)) in &alloy.series {
-        match native.series.get(what) {
-            None => native_differences.push(format!("{what}: nothing from Alloy native")),
-            Some((theirs, their_count)) => {
-                native_differences.extend(set_difference(
-                    what,
-                    series,
-                    theirs,
-                    "Alloy static",
-                    "Alloy native",
-                ));
-                if count != their_count {
-                    native_differences.push(format!(
-                        "{what}: {count} series from Alloy static, {their_count} native"
-                    ));
-                }
-            }
-        }
-    }
-    native_differences.extend(set_difference(
-        "targets (up)",
-        &alloy.targets.0,
-        &native.targets.0,
+    let native_differences = shipping_differences(
+        &alloy,
+        &native,
         "Alloy static",
         "Alloy native",
-    ));
-    if alloy.targets.1 != native.targets.1 || alloy.log_lines != native.log_lines {
-        native_differences.push(format!(
-            "targets {} / {}, log lines {:?} / {:?}",
-            alloy.targets.1, native.targets.1, alloy.log_lines, native.log_lines
-        ));
-    }
+        Labels::clone,
+    );
     assert!(
         native_differences.is_empty(),
         "{}",
         native_differences.join("\n")
     );
-    let translate =
-        |set: &BTreeSet<Labels>| -> BTreeSet<Labels> { set.iter().map(as_alloy_ships).collect() };
-    let mut differences = Vec::new();
-    for (what, (series, count)) in &agent.series {
-        let Some((theirs, their_count)) = alloy.series.get(what) else {
-            differences.push(format!("{what}: nothing from Alloy"));
-            continue;
-        };
-        differences.extend(set_difference(
-            what,
-            &translate(series),
-            theirs,
-            "the agent",
-            "Alloy",
-        ));
-        if count != their_count {
-            differences.push(format!(
-                "{what}: {count} series from the agent, {their_count} from Alloy"
-            ));
-        }
+    let differences = shipping_differences(&agent, &alloy, "the agent", "Alloy", as_alloy_ships);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+/// Issue 34 item 5 (docs/alloy.md "Leaving the operator") on a real node: the hierarchy runs on
+/// the agent (runtime `agent`, the end-of-life runtime teams leave), is exported with `render
+/// --export` from what the cluster holds, as the docs say; the GrafanaAgent is deleted and what
+/// it owned collected, the export applied and the operator uninstalled (`deploy/operator` and
+/// `deploy/rbac/cluster`; the CRDs stay). Plain Alloy then ships what the agent shipped, but
+/// for the differences docs/alloy.md lists ([`as_alloy_ships`]), counting only samples and log
+/// lines that arrived after the export's pods were ready, and nothing the export applied has an
+/// owner or a label the operator finds its objects by.
+#[test]
+fn an_exported_agent_runs_on_plain_alloy_after_the_operator_is_gone() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let env = Env::start_with("export", node_images_with(&["--alloy"]));
+    install_kustomize(&env);
+    let delivered = deliver(&env, "agent");
+    let agent = arrived(&env, "agent", &delivered, None);
+
+    let started = Instant::now();
+    let cluster = env.kubectl(&[
+        "get",
+        "grafanaagents,metricsinstances,logsinstances,podlogs,integrations,servicemonitors,\
+         podmonitors,probes,scrapeconfigs,secrets,configmaps,namespaces",
+        "-A",
+        "-o",
+        "yaml",
+    ]);
+    let cluster_yaml = env.dir.join("cluster.yaml");
+    std::fs::write(&cluster_yaml, cluster).expect("cluster.yaml");
+    let exported = env.dir.join("exported");
+    run(
+        Command::new(env!("CARGO_BIN_EXE_agent-operator"))
+            .arg("render")
+            .arg("-f")
+            .arg(&cluster_yaml)
+            .args(["--agent", "monitoring/agent", "--export"])
+            .arg(&exported),
+        None,
+    )
+    .unwrap_or_else(|e| panic!("agent-operator render --export: {e}"));
+    let files = exported.join("monitoring/agent");
+    let path = |name: &str| files.join(name).display().to_string();
+
+    env.kubectl(&["-n", "monitoring", "delete", "grafanaagent", "agent"]);
+    eventually(
+        "the agent's objects and pods collected",
+        Duration::from_secs(300),
+        || {
+            env.managed()
+                .iter()
+                .all(|(_, namespace, _)| namespace != "monitoring")
+                && env.json(&["get", "pods", "-n", "monitoring"])["items"]
+                    .as_array()
+                    .is_some_and(Vec::is_empty)
+        },
+    );
+    let applied = env.kubectl(&[
+        "apply",
+        "-f",
+        &path("secrets.yaml"),
+        "-f",
+        &path("manifests.yaml"),
+        "-o",
+        "name",
+    ]);
+    env.kubectl(&["delete", "-k", "deploy/operator"]);
+    env.kubectl(&["delete", "-k", "deploy/rbac/cluster"]);
+    let workloads: Vec<&str> = applied
+        .lines()
+        .filter(|name| {
+            ["statefulset.", "daemonset.", "deployment."]
+                .iter()
+                .any(|kind| name.starts_with(kind))
+        })
+        .collect();
+    assert!(workloads.len() >= 4, "the export's workloads: {applied}");
+    for workload in &workloads {
+        env.kubectl(&[
+            "-n",
+            "monitoring",
+            "rollout",
+            "status",
+            workload,
+            "--timeout=300s",
+        ]);
     }
-    differences.extend(set_difference(
-        "targets (up)",
-        &translate(&agent.targets.0),
-        &alloy.targets.0,
-        "the agent",
-        "Alloy",
-    ));
-    if agent.targets.1 != alloy.targets.1 {
-        differences.push(format!(
-            "targets: {} from the agent, {} from Alloy",
-            agent.targets.1, alloy.targets.1
-        ));
+    let ready = unix_now();
+    timing(
+        "agent deleted -> the export applied, its pods ready, the operator uninstalled",
+        started.elapsed(),
+    );
+
+    // What runs is the export's alone: plain Alloy, no loader, nothing owned or labelled for the
+    // operator (an operator installed again would not adopt or delete it).
+    let mut objects = vec!["get", "-n", "monitoring"];
+    objects.extend(applied.lines());
+    for object in env.json(&objects)["items"].as_array().expect("items") {
+        let name = format!(
+            "{}/{}",
+            object["kind"].as_str().unwrap_or_default(),
+            object["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        assert!(
+            object["metadata"]["ownerReferences"].is_null(),
+            "{name} has an owner"
+        );
+        let labels = object["metadata"]["labels"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            labels
+                .keys()
+                .all(|key| key != "app.kubernetes.io/managed-by"
+                    && !key.starts_with("operator.agent.grafana.com/")),
+            "{name}: {labels:?}"
+        );
     }
-    differences.extend(set_difference(
-        "log streams",
-        &agent.log_streams,
-        &alloy.log_streams,
-        "the agent",
-        "Alloy",
-    ));
-    if agent.log_lines != alloy.log_lines {
-        differences.push(format!(
-            "log lines: agent {:?}, Alloy {:?}",
-            agent.log_lines, alloy.log_lines
-        ));
+    assert!(
+        env.try_kubectl(&["get", "namespace", "agent-operator"], None)
+            .is_err(),
+        "the operator's namespace is gone"
+    );
+    let pods = env.json(&["get", "pods", "-n", "monitoring"]);
+    for pod in pods["items"].as_array().expect("items") {
+        let images: Vec<&str> = pod["spec"]["containers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(
+                pod["spec"]["initContainers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten(),
+            )
+            .filter_map(|c| c["image"].as_str())
+            .collect();
+        assert_eq!(
+            images,
+            [default_alloy_image()],
+            "{}: only Alloy runs",
+            pod["metadata"]["name"]
+        );
     }
+
+    let after = await_deliveries(&env, "agent deleted", started, Duration::ZERO, Some(ready));
+    timing(
+        "agent deleted -> every delivery from the export (monitors, integration, cAdvisor, logs)",
+        started.elapsed(),
+    );
+    let export = arrived(&env, "alloy", &after, Some(ready));
     assert!(
         !agent.series.is_empty() && !agent.log_lines.is_empty(),
         "{agent:?}"
+    );
+    let differences = shipping_differences(
+        &agent,
+        &export,
+        "the agent the operator ran",
+        "the export on plain Alloy",
+        as_alloy_ships,
     );
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
