@@ -228,16 +228,23 @@ fn foreign_volumes(h: &Hierarchy, i: &Integration, me: &InputRef) -> Result<(), 
     }
 }
 
-/// Whether the agent can name `i` ([`integration_identity`]) by an identifier no Integration
-/// of its kind in `accepted` (with who defined each) has: the agent refuses the whole
-/// integrations config over a duplicate or an integration it cannot name. Runtime alloy names
-/// its components otherwise (checked by their labels), but refuses kafka's missing instance too.
+/// An Integration accepted into a workload, with what the agent names it and who defined it.
+struct Named<'a> {
+    integration: &'a Integration,
+    identity: Identity,
+    owner: String,
+}
+
+/// What the agent names `i` ([`integration_identity`]), when no Integration of its kind in
+/// `accepted` has that name: the agent refuses the whole integrations config over a duplicate
+/// or an integration it cannot name. Runtime alloy names its components otherwise (checked by
+/// their labels), but refuses kafka's missing instance too.
 fn identity_free(
     h: &Hierarchy,
     i: &Integration,
     me: &InputRef,
-    accepted: &[(&Integration, String)],
-) -> Result<(), Rejection> {
+    accepted: &[Named<'_>],
+) -> Result<Identity, Rejection> {
     let empty = serde_json::Map::new();
     let config = i.spec.config.as_object().unwrap_or(&empty);
     let name = &i.spec.name;
@@ -253,30 +260,30 @@ fn identity_free(
                 format!("runtime alloy: {}", e.message),
             ));
         }
-        Err(_) => return Ok(()),
+        Err(_) => return Ok(Identity::Unknown),
     };
     if !agent {
-        return Ok(());
+        return Ok(identity);
     }
-    let same = accepted.iter().find_map(|(other, owner)| {
-        if other.spec.name != *name {
+    let same = accepted.iter().find_map(|other| {
+        let owner = &other.owner;
+        if other.integration.spec.name != *name {
             return None;
         }
-        if other.spec.config == i.spec.config {
+        if other.integration.spec.config == i.spec.config {
             return Some(format!(
                 "its config equals that of {owner}, so the agent names both alike"
             ));
         }
-        let theirs = other.spec.config.as_object().unwrap_or(&empty);
-        match (&identity, integration_identity::identity(name, theirs)) {
-            (Identity::Known(mine), Ok(Identity::Known(theirs))) if *mine == theirs => {
+        match (&identity, &other.identity) {
+            (Identity::Known(mine), Identity::Known(theirs)) if mine == theirs => {
                 Some(format!("the agent names it {mine:?}, as it names {owner}"))
             }
             _ => None,
         }
     });
     match same {
-        None => Ok(()),
+        None => Ok(identity),
         Some(why) => Err(Rejection::new(
             me.clone(),
             Reason::DuplicateName,
@@ -317,8 +324,8 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
     let mut mounted_keys: BTreeSet<AssetKey> = BTreeSet::new();
     // The singleton integrations accepted so far, and who defined each.
     let mut singletons: BTreeMap<String, InputRef> = BTreeMap::new();
-    // The Integrations accepted so far, with who defined each, for their identifiers.
-    let mut identities: Vec<(&Integration, String)> = Vec::new();
+    // The Integrations accepted so far, by what the agent names them.
+    let mut named: Vec<Named<'_>> = Vec::new();
     for i in h
         .integrations
         .iter()
@@ -349,10 +356,13 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             subset.rejections.push(Rejection::of_field(me, e));
             continue;
         }
-        if let Err(r) = identity_free(h, i, &me, &identities) {
-            subset.rejections.push(r);
-            continue;
-        }
+        let identity = match identity_free(h, i, &me, &named) {
+            Ok(identity) => identity,
+            Err(r) => {
+                subset.rejections.push(r);
+                continue;
+            }
+        };
         // Runtime alloy: what Alloy refuses is left out of both the config and the pods.
         if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy {
             if let Ok((_, config)) = config::integrations::entry(i)
@@ -386,7 +396,11 @@ pub fn accepted(h: &Hierarchy, all_nodes: bool) -> IntegrationSubset {
             }
             Ok(Contribution { volumes, mounts }) => {
                 let owner = me.to_string();
-                identities.push((i.as_ref(), owner.clone()));
+                named.push(Named {
+                    integration: i,
+                    identity,
+                    owner: owner.clone(),
+                });
                 if crate::alloy::runtime(h) == api::grafana_agent::Runtime::Alloy
                     && let Some(label) = crate::alloy::integration_label(i)
                 {
