@@ -585,12 +585,7 @@ fn deliver(env: &Env, runtime: &str) -> Delivered {
         "GrafanaAgent applied -> its first sample in Prometheus",
         first_sample,
     );
-    let delivered = await_deliveries(env, "GrafanaAgent applied", applied, first_sample, None);
-    timing(
-        "GrafanaAgent applied -> every delivery (monitors, integration, cAdvisor, logs)",
-        applied.elapsed(),
-    );
-    delivered
+    await_deliveries(env, "GrafanaAgent applied", applied, first_sample, None)
 }
 
 /// `promql`, one of [`DELIVERIES`]' queries (a selector, or a selector `== 1`), with only the
@@ -608,7 +603,8 @@ fn fresh(promql: &str, since: Option<f64>) -> String {
 
 /// Waits until Prometheus and Loki hold what every part of the real-node hierarchy ships (each of
 /// [`DELIVERIES`] and log lines through the PodLogs), each newer than `since` when given; the
-/// time each took is printed from `started`, when `cause` happened.
+/// time each took, and all of them, is printed from `started`, when `cause` happened. The
+/// series returned are those of two intervals later, when every scrape has arrived whole.
 fn await_deliveries(
     env: &Env,
     cause: &str,
@@ -670,6 +666,23 @@ fn await_deliveries(
             .collect();
         !log_lines.is_empty()
     });
+    timing(
+        &format!("{cause} -> every delivery (monitors, integration, cAdvisor, logs)"),
+        started.elapsed(),
+    );
+    // What arrived first can be part of a scrape: a scrape's samples reach Prometheus in
+    // several remote-write requests (cAdvisor's pod series after the node's, once). Two
+    // intervals on, every part of the hierarchy has sent whole scrapes: what is compared.
+    std::thread::sleep(Duration::from_secs(2 * INTERVAL_SECONDS));
+    for (what, promql, count) in DELIVERIES {
+        let found: Vec<BTreeMap<String, String>> = env
+            .query(&fresh(promql, since))
+            .iter()
+            .map(|sample| serde_json::from_value(sample["metric"].clone()).expect("labels"))
+            .collect();
+        assert!(without_replica(&found).len() >= count, "{what}: {found:?}");
+        series.insert(what, found);
+    }
     Delivered {
         first_sample,
         series,
@@ -1522,10 +1535,12 @@ fn an_exported_agent_runs_on_plain_alloy_after_the_operator_is_gone() {
         );
     }
 
-    let after = await_deliveries(&env, "agent deleted", started, Duration::ZERO, Some(ready));
-    timing(
-        "agent deleted -> every delivery from the export (monitors, integration, cAdvisor, logs)",
-        started.elapsed(),
+    let after = await_deliveries(
+        &env,
+        "agent deleted, the export applied",
+        started,
+        Duration::ZERO,
+        Some(ready),
     );
     let export = arrived(&env, "alloy", &after, Some(ready));
     assert!(
