@@ -628,12 +628,7 @@ impl<'h> Monitor<'h> {
 impl Monitor<'_> {
     /// Which monitor it is.
     pub fn object(&self) -> InputRef {
-        match self {
-            Monitor::Service(m) => InputRef::of(Kind::ServiceMonitor, *m),
-            Monitor::Pod(m) => InputRef::of(Kind::PodMonitor, *m),
-            Monitor::Probe(m) => InputRef::of(Kind::Probe, *m),
-            Monitor::ScrapeConfig(m) => InputRef::of(Kind::ScrapeConfig, *m),
-        }
+        InputRef::new(self.kind(), self.namespace(), self.name())
     }
 
     fn kind(&self) -> Kind {

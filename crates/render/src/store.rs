@@ -439,16 +439,14 @@ impl InputStore {
     /// replaced.
     pub fn apply<T: Input>(&mut self, object: Arc<T>) -> Option<Arc<T>> {
         let (namespace, name) = namespaced_name(object.as_ref());
-        let change = || Change::MonitorEdited(InputRef::new(T::KIND, &namespace, &name));
-        let change = match T::KIND {
-            Kind::ServiceMonitor | Kind::PodMonitor | Kind::Probe | Kind::ScrapeConfig => {
-                Some(change())
-            }
-            _ => None,
-        };
+        let monitor = matches!(
+            T::KIND,
+            Kind::ServiceMonitor | Kind::PodMonitor | Kind::Probe | Kind::ScrapeConfig
+        )
+        .then(|| InputRef::new(T::KIND, &namespace, &name));
         let (previous, same_shape) = T::objects_mut(self).insert(namespace, name, object);
-        self.journal.record(match change {
-            Some(change) if same_shape => change,
+        self.journal.record(match monitor {
+            Some(monitor) if same_shape => Change::MonitorEdited(monitor),
             _ => Change::Other,
         });
         previous
