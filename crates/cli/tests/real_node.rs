@@ -2345,19 +2345,27 @@ fn roll_every_agent_pod(
     // over from (before it, or after it by less than the interval that pod would have waited),
     // give or take the scrape loops' scheduling on a loaded node (a local run saw 5.1 s at
     // 5 s); a scrape missed shows as a gap of about two intervals.
-    for (pod, instance, overlap) in &handovers.overlaps {
+    for handover in &handovers.each {
         assert!(
-            *overlap > -(INTERVAL_SECONDS as f64 + SCRAPE_START_JITTER_SECONDS),
-            "{what}: {pod}'s first sample of {instance} came {:.1}s after the last of the pod \
-             it took over from: a scrape interval of {INTERVAL_SECONDS}s missed",
-            -overlap
+            handover.lead > -(INTERVAL_SECONDS as f64 + SCRAPE_START_JITTER_SECONDS),
+            "{what}: {}'s first sample of {} came {:.1}s after the last of the pod it took \
+             over from: a scrape interval of {INTERVAL_SECONDS}s missed ({})",
+            handover.pod,
+            handover.instance,
+            -handover.lead,
+            handover.timeline
         );
     }
     let least = handovers
-        .overlaps
+        .each
         .iter()
-        .map(|(_, _, overlap)| *overlap)
-        .fold(f64::MAX, f64::min);
+        .min_by(|a, b| a.lead.total_cmp(&b.lead))
+        .expect("roll_handovers asserts a handover");
+    eprintln!(
+        "[timing] {what} -> the closest handover: {}",
+        least.timeline
+    );
+    let least = least.lead;
     eprintln!(
         "[timing] {what} -> a new pod's first sample before its partner's last (smallest; \
          negative: after it): {least:.1} s"
@@ -2396,10 +2404,19 @@ struct Handovers {
     /// For every new pod and each target of its StatefulSet: how long after the pod turned
     /// Ready its first sample of the target was taken (what `minReadySeconds` has to cover).
     ready_to_first_sample: Vec<Duration>,
-    /// For every new pod but a StatefulSet's last one, and each target: how long its first
-    /// sample came before the last sample of the pod it handed over to (the next lower
-    /// ordinal, replaced after it); negative when it came after it.
-    overlaps: Vec<(String, String, f64)>,
+    /// For every new pod but a StatefulSet's last one, and each target, the handover.
+    each: Vec<Handover>,
+}
+
+/// A new pod's handover of one target to the pod it replaces next (the next lower ordinal).
+struct Handover {
+    pod: String,
+    instance: String,
+    /// How long the new pod's first sample came before the last sample of the other pod;
+    /// negative when it came after it.
+    lead: f64,
+    /// The times it was worked out from, for a failure's message.
+    timeline: String,
 }
 
 /// The handovers of the roll that started at `since` (seconds since the epoch), from the
@@ -2464,7 +2481,7 @@ fn roll_handovers(
     };
     let mut handovers = Handovers {
         ready_to_first_sample: Vec::new(),
-        overlaps: Vec::new(),
+        each: Vec::new(),
     };
     for ((statefulset, ordinal), (created, ready)) in &new_pods {
         let name = format!("{statefulset}-{ordinal}");
@@ -2481,20 +2498,42 @@ fn roll_handovers(
                 continue;
             };
             let (partner_replaced, _) = new_pods[&(statefulset.clone(), partner)];
-            let partner_last = times(instance, partner)
+            let mut partner_times: Vec<f64> = times(instance, partner)
                 .into_iter()
                 .filter(|t| *t < partner_replaced)
-                .reduce(f64::max)
-                .unwrap_or_else(|| {
-                    panic!("{statefulset}-{partner}: no sample of {instance} before the roll")
-                });
-            handovers
-                .overlaps
-                .push((name.clone(), instance.clone(), partner_last - first));
+                .collect();
+            partner_times.sort_by(f64::total_cmp);
+            let Some(&partner_last) = partner_times.last() else {
+                panic!("{statefulset}-{partner}: no sample of {instance} before the roll")
+            };
+            // What a failed handover is read from: the partner's last delivered samples against
+            // its stop show whether it stopped scraping or did not send its last samples.
+            let after = |t: f64| format!("{:.1}", t - since);
+            let partner_tail: Vec<String> = partner_times
+                .iter()
+                .rev()
+                .take(4)
+                .rev()
+                .map(|t| after(*t))
+                .collect();
+            let timeline = format!(
+                "seconds after the patch: {name} Ready {}, its first sample {}; \
+                 {statefulset}-{partner}'s last samples [{}], its successor created {}",
+                after(*ready),
+                after(first),
+                partner_tail.join(", "),
+                after(partner_replaced),
+            );
+            handovers.each.push(Handover {
+                pod: name.clone(),
+                instance: instance.clone(),
+                lead: partner_last - first,
+                timeline,
+            });
         }
     }
     assert!(
-        !handovers.overlaps.is_empty(),
+        !handovers.each.is_empty(),
         "no handover in the roll: {new_pods:?}"
     );
     handovers
