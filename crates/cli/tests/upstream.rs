@@ -670,7 +670,7 @@ const DEVIATIONS: &[Deviation] = &[
     Deviation {
         quirk: "min-ready-seconds",
         what: "our metrics StatefulSets of two or more pods wait minReadySeconds (a scrape \
-               interval and 15 s) before a rolled pod counts as available; upstream's set none",
+               interval and 30 s) before a rolled pod counts as available; upstream's set none",
         apply: min_ready_seconds,
         must_apply: true,
     },

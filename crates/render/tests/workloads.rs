@@ -1589,11 +1589,11 @@ fn metrics_min_ready_seconds(metrics: &str) -> Vec<Option<i32>> {
 }
 
 /// Issue 35: in a roll, a shard's next pod is replaced only once the new one has been Ready
-/// for a scrape interval and the time to discover its targets, so that it scraped them
-/// before its partner stopped.
+/// for a scrape interval and 30 s (discovering its targets, and the last samples a stopping
+/// agent does not send), so that it scraped them before its partner's last delivered sample.
 #[test]
 fn pods_with_a_partner_are_replaced_only_after_a_scrape_interval_and_discovery() {
-    let allowance = workloads::rollout::FIRST_SCRAPE_ALLOWANCE_SECONDS;
+    let allowance = 30;
     assert_eq!(
         metrics_min_ready_seconds("    replicas: 2\n    scrapeInterval: 5s\n"),
         [Some(5 + allowance); 2]

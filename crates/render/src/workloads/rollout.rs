@@ -5,21 +5,35 @@
 use crate::config::metrics::validate::{DEFAULT_SCRAPE_INTERVAL_MS, prometheus_duration};
 use crate::discover::Hierarchy;
 
-/// What a handover needs besides two scrape intervals: the new pod discovering its targets,
-/// the batching of target updates before its scrape loops start (Prometheus' discovery and
-/// scrape managers pass updates on at most every 5 s each), and the partner's last samples,
-/// which a pod being stopped may not send; with room for a loaded node. The real-node test
-/// prints how long each part took (BENCHMARKS.md, issue 35).
-pub const FIRST_SCRAPE_ALLOWANCE_SECONDS: i32 = 15;
+/// How long after Ready a new pod's first scrape of a target may come, besides the target's
+/// offset in the interval: discovering its targets, then Prometheus' discovery and scrape
+/// managers, which pass updates on at most every 5 s each (measured on the real node: up to
+/// 14.4 s in all with the target's offset, Alloy at a 5 s interval; BENCHMARKS.md, issue 35).
+const FIRST_SCRAPE_SECONDS: i32 = 10;
+
+/// How many seconds of its last samples a stopping pod may never send: the agent's remote
+/// write reads its WAL on a 15 s timer (the static mode's WAL never wakes the reader on a
+/// write, as Alloy's does), and at a stop what it has not read is not sent (nor sent by the
+/// next pod, whose reader starts at its own start). So the partner's last delivered sample
+/// can be 15 s and an interval older than its stop (CI saw a handover of 5.6 s at a 5 s
+/// interval with only the first-scrape allowance).
+const UNSENT_AT_STOP_SECONDS: i32 = 15;
+
+/// Room for a loaded node (late timers, slow starts).
+const LOADED_NODE_SECONDS: i32 = 5;
+
+/// What a handover needs besides the scrape interval (the new pod's first scrape waits for
+/// the target's offset in it): the new pod's first scrape has to come before the partner's
+/// stop by what the partner may not send.
+const FIRST_SCRAPE_ALLOWANCE_SECONDS: i32 =
+    FIRST_SCRAPE_SECONDS + UNSENT_AT_STOP_SECONDS + LOADED_NODE_SECONDS;
 
 /// `minReadySeconds` of a metrics StatefulSet of `pods` pods: the StatefulSet controller
 /// replaces the next pod of a roll only once the new one has been Ready this long, so a new
-/// pod has scraped every target (at the agent's `scrapeInterval`) before the pod that covers
-/// for it meanwhile stops, and no scrape is missed. One interval: the new pod's first scrape of
-/// a target waits for the target's offset in the interval; the partner's last scrape then came
-/// less than an interval before the new pod's first, which is all "no scrape missed" asks (an
-/// overlap of samples is not needed). A lone pod has nobody covering for it: the roll is not
-/// slowed then.
+/// pod has scraped every target (at the agent's `scrapeInterval`) before the last samples the
+/// pod covering for it meanwhile sends, and no scrape is missed: the new pod's first sample of
+/// a target then comes less than an interval after the partner's last (an overlap of samples
+/// is not needed). A lone pod has nobody covering for it: the roll is not slowed then.
 pub fn min_ready_seconds(h: &Hierarchy, pods: i32) -> Option<i32> {
     if pods < 2 {
         return None;
