@@ -23,6 +23,11 @@ const INTERVAL_SECONDS: u64 = 5;
 /// How late a scrape loop may start on the loaded node (goroutine scheduling), in the
 /// handover checks of a roll: far below an interval, so a missed scrape still fails them.
 const SCRAPE_START_JITTER_SECONDS: f64 = 0.5;
+/// How long after a scrape the agent may deliver its sample: its remote write reads the WAL
+/// on a 15 s timer (its static-mode WAL never wakes the reader on a write; Alloy's does), so
+/// a query sooner than this after a scrape may miss it, and one pod's undelivered tail reads
+/// as a gap in a target's samples (a 9.6 s "gap" at the end of a roll locally).
+const AGENT_DELIVERY_SECONDS: u64 = 15;
 
 /// Loki, built from its pinned module by scripts/build-loki (cached).
 fn loki_binary() -> PathBuf {
@@ -856,7 +861,10 @@ fn kustomize_install_agents_scrape_and_ship_to_prometheus() {
     // the window. The other replica of the shard kept scraping, so at most one scrape may be
     // missing (the issue's bound: nothing lost beyond one scrape interval; a starved surviving
     // replica on a loaded machine was seen to skip one): no gap reaches three intervals.
-    std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
+    // Every sample taken before the query is delivered by then.
+    std::thread::sleep(Duration::from_secs(
+        3 * INTERVAL_SECONDS + AGENT_DELIVERY_SECONDS,
+    ));
     assert_no_gap(
         &env,
         r#", edited="yes""#,
@@ -2333,7 +2341,10 @@ fn roll_every_agent_pod(
         &format!("{what} -> every agent pod rolled"),
         rolled.elapsed(),
     );
-    std::thread::sleep(Duration::from_secs(3 * INTERVAL_SECONDS));
+    // Every sample the pods took before the query is delivered by then.
+    std::thread::sleep(Duration::from_secs(
+        3 * INTERVAL_SECONDS + AGENT_DELIVERY_SECONDS,
+    ));
     let window = rolled.elapsed().as_secs() + 10;
     let mut handovers = roll_handovers(env, statefulset_of, rolled_at, window);
     timing_spread(
