@@ -23,11 +23,15 @@ const INTERVAL_SECONDS: u64 = 5;
 /// How late a scrape loop may start on the loaded node (goroutine scheduling), in the
 /// handover checks of a roll: far below an interval, so a missed scrape still fails them.
 const SCRAPE_START_JITTER_SECONDS: f64 = 0.5;
-/// How long after a scrape the agent may deliver its sample: its remote write reads the WAL
-/// on a 15 s timer (its static-mode WAL never wakes the reader on a write; Alloy's does), so
-/// a query sooner than this after a scrape may miss it, and one pod's undelivered tail reads
-/// as a gap in a target's samples (a 9.6 s "gap" at the end of a roll locally).
-const AGENT_DELIVERY_SECONDS: u64 = 15;
+
+/// Sleeps `intervals` scrape intervals and the agent's WAL read period, so that every sample
+/// taken before the sleep has reached Prometheus: read sooner, one pod's undelivered tail
+/// reads as a gap in a target's samples (a 9.6 s "gap" at the end of a roll locally).
+fn sleep_intervals_and_agent_delivery(intervals: u64) {
+    let delivery = u64::try_from(render::workloads::rollout::AGENT_WAL_READ_SECONDS)
+        .expect("a positive period");
+    std::thread::sleep(Duration::from_secs(intervals * INTERVAL_SECONDS + delivery));
+}
 
 /// Loki, built from its pinned module by scripts/build-loki (cached).
 fn loki_binary() -> PathBuf {
@@ -861,10 +865,7 @@ fn kustomize_install_agents_scrape_and_ship_to_prometheus() {
     // the window. The other replica of the shard kept scraping, so at most one scrape may be
     // missing (the issue's bound: nothing lost beyond one scrape interval; a starved surviving
     // replica on a loaded machine was seen to skip one): no gap reaches three intervals.
-    // Every sample taken before the query is delivered by then.
-    std::thread::sleep(Duration::from_secs(
-        3 * INTERVAL_SECONDS + AGENT_DELIVERY_SECONDS,
-    ));
+    sleep_intervals_and_agent_delivery(3);
     assert_no_gap(
         &env,
         r#", edited="yes""#,
@@ -2341,10 +2342,7 @@ fn roll_every_agent_pod(
         &format!("{what} -> every agent pod rolled"),
         rolled.elapsed(),
     );
-    // Every sample the pods took before the query is delivered by then.
-    std::thread::sleep(Duration::from_secs(
-        3 * INTERVAL_SECONDS + AGENT_DELIVERY_SECONDS,
-    ));
+    sleep_intervals_and_agent_delivery(3);
     let window = rolled.elapsed().as_secs() + 10;
     let mut handovers = roll_handovers(env, statefulset_of, rolled_at, window);
     timing_spread(
@@ -2367,19 +2365,19 @@ fn roll_every_agent_pod(
             handover.timeline
         );
     }
-    let least = handovers
+    let closest = handovers
         .each
         .iter()
         .min_by(|a, b| a.lead.total_cmp(&b.lead))
         .expect("roll_handovers asserts a handover");
     eprintln!(
         "[timing] {what} -> the closest handover: {}",
-        least.timeline
+        closest.timeline
     );
-    let least = least.lead;
     eprintln!(
         "[timing] {what} -> a new pod's first sample before its partner's last (smallest; \
-         negative: after it): {least:.1} s"
+         negative: after it): {:.1} s",
+        closest.lead
     );
     // The roll's gaps begin after the patch, or at most an interval before it (the old pod's
     // last scrape before it stopped); one that began earlier was already under way, a stall
@@ -2520,11 +2518,8 @@ fn roll_handovers(
             // What a failed handover is read from: the partner's last delivered samples against
             // its stop show whether it stopped scraping or did not send its last samples.
             let after = |t: f64| format!("{:.1}", t - since);
-            let partner_tail: Vec<String> = partner_times
+            let partner_tail: Vec<String> = partner_times[partner_times.len().saturating_sub(4)..]
                 .iter()
-                .rev()
-                .take(4)
-                .rev()
                 .map(|t| after(*t))
                 .collect();
             let timeline = format!(

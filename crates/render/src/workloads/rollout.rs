@@ -11,13 +11,13 @@ use crate::discover::Hierarchy;
 /// 14.4 s in all with the target's offset, Alloy at a 5 s interval; BENCHMARKS.md, issue 35).
 const FIRST_SCRAPE_SECONDS: i32 = 10;
 
-/// How many seconds of its last samples a stopping pod may never send: the agent's remote
-/// write reads its WAL on a 15 s timer (the static mode's WAL never wakes the reader on a
-/// write, as Alloy's does), and at a stop what it has not read is not sent (nor sent by the
-/// next pod, whose reader starts at its own start). So the partner's last delivered sample
-/// can be 15 s and an interval older than its stop (CI saw a handover of 5.6 s at a 5 s
-/// interval with only the first-scrape allowance).
-const UNSENT_AT_STOP_SECONDS: i32 = 15;
+/// How often the agent's remote write reads its WAL: on Prometheus' 15 s watcher timer only,
+/// since the agent's static-mode WAL never wakes the reader on a write (Alloy's does). So a
+/// sample reaches the remote end up to this long after its scrape, and at a stop what was not
+/// read is never sent (nor by the next pod, whose reader starts at its own start): a stopping
+/// partner's last delivered sample can be this and an interval older than its stop (CI saw a
+/// handover of 5.6 s at a 5 s interval with only the first-scrape allowance).
+pub const AGENT_WAL_READ_SECONDS: i32 = 15;
 
 /// Room for a loaded node (late timers, slow starts).
 const LOADED_NODE_SECONDS: i32 = 5;
@@ -26,7 +26,7 @@ const LOADED_NODE_SECONDS: i32 = 5;
 /// the target's offset in it): the new pod's first scrape has to come before the partner's
 /// stop by what the partner may not send.
 const FIRST_SCRAPE_ALLOWANCE_SECONDS: i32 =
-    FIRST_SCRAPE_SECONDS + UNSENT_AT_STOP_SECONDS + LOADED_NODE_SECONDS;
+    FIRST_SCRAPE_SECONDS + AGENT_WAL_READ_SECONDS + LOADED_NODE_SECONDS;
 
 /// `minReadySeconds` of a metrics StatefulSet of `pods` pods: the StatefulSet controller
 /// replaces the next pod of a roll only once the new one has been Ready this long, so a new
